@@ -1,0 +1,57 @@
+# kvtier build, test and tooling. `make test` runs everything CI runs.
+GO      ?= go
+PKG     := github.com/kvtier/kvtier
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X $(PKG)/cli.version=$(VERSION) -X $(PKG)/cli.commit=$(COMMIT)
+FUZZTIME ?= 10s
+BENCHTIME ?= 1s
+PREFIX  ?= /usr/local
+
+.PHONY: all build test unit lint fuzz bench generate e2e demo clean
+
+all: build
+
+## build: the static kvtier binary (no cgo)
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o kvtier .
+
+## test: lint, unit and privileged tests, short fuzz runs, end-to-end tests
+test: lint unit fuzz e2e
+
+## unit: every package's tests (privileged ones run as root)
+unit:
+	CGO_ENABLED=0 $(GO) test -count=1 ./...
+
+## lint: go vet and staticcheck (pinned in go.mod's tool block)
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## fuzz: a short run of every fuzz target
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+## bench: every benchmark
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## generate: rebuild the BPF objects with clang (bpf2go)
+generate:
+	$(GO) generate ./...
+
+## e2e: emulated-CXL end-to-end tests in a QEMU guest
+e2e:
+	@echo "e2e: no end-to-end scenarios yet (the emulated-CXL harness is issue 7)"
+
+## demo: the main job
+demo: build
+	./kvtier sim --demo
+
+clean:
+	rm -f kvtier

@@ -1,0 +1,80 @@
+package policy
+
+// node is an element of an intrusive doubly linked list of blocks. Policies
+// that keep blocks in recency or insertion order embed their per-block state
+// next to it.
+type node struct {
+	b          *Block
+	prev, next *node
+	// Per-policy state, so most policies need one map of *node only.
+	freq    int64
+	visited bool
+	queue   uint8
+	at      Time
+}
+
+// list is a doubly linked list with a sentinel. The front is the most
+// recent insertion; the back is the oldest.
+type list struct {
+	root node
+	n    int
+}
+
+func (l *list) lazyInit() {
+	if l.root.next == nil {
+		l.root.next, l.root.prev = &l.root, &l.root
+	}
+}
+
+// pushFront inserts n at the front.
+func (l *list) pushFront(n *node) {
+	l.lazyInit()
+	n.prev, n.next = &l.root, l.root.next
+	l.root.next.prev = n
+	l.root.next = n
+	l.n++
+}
+
+// remove unlinks n, which must be in l.
+func (l *list) remove(n *node) {
+	n.prev.next = n.next
+	n.next.prev = n.prev
+	n.prev, n.next = nil, nil
+	l.n--
+}
+
+// moveToFront moves n, which must be in l, to the front.
+func (l *list) moveToFront(n *node) {
+	if l.root.next == n {
+		return
+	}
+	l.remove(n)
+	l.pushFront(n)
+}
+
+// back returns the oldest element or nil.
+func (l *list) back() *node {
+	if l.n == 0 {
+		return nil
+	}
+	return l.root.prev
+}
+
+// front returns the newest element or nil.
+func (l *list) front() *node {
+	if l.n == 0 {
+		return nil
+	}
+	return l.root.next
+}
+
+// prevOf returns the element after n toward the front, or nil.
+func (l *list) prevOf(n *node) *node {
+	if n.prev == &l.root {
+		return nil
+	}
+	return n.prev
+}
+
+// len returns the number of elements.
+func (l *list) len() int { return l.n }
