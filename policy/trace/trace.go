@@ -25,8 +25,9 @@ type Record struct {
 	Time  int64  // logical step (synthetic) or trace time in ns
 	Block uint64 // block key, unique within the trace
 	Write bool   // a write (for example a decode append) rather than a read
-	// Meta carries size in bytes and the KV semantics of the block. A Size
-	// of 0 means the replayer's default block size.
+	// Meta carries the KV semantics of the block. Meta.Size is the block's
+	// size in bytes at fp16 (2 bytes a scalar); a replayer that models
+	// quantisation scales it. A Size of 0 means the replayer's default.
 	Meta policy.Meta
 }
 
