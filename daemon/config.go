@@ -1,0 +1,142 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Defaults of the config.
+const (
+	DefaultConfigPath  = "/etc/kvtier/kvtier.hcl"
+	DefaultSocket      = "/run/kvtier/kvtier.sock"
+	DefaultMetricsAddr = "127.0.0.1:9477"
+	DefaultEpoch       = time.Second
+	DefaultPolicy      = "lru"
+	DefaultMaxBody     = 1 << 20
+	DefaultBlockSize   = 2 << 20
+)
+
+// Kernel tiering modes: what the daemon does when the kernel's own NUMA
+// balancing or demotion is on.
+const (
+	KernelTieringRefuse  = "refuse"  // do not start
+	KernelTieringDisable = "disable" // turn the kernel's tiering off
+	KernelTieringReport  = "report"  // log it, sample and report, never move
+)
+
+// Config is a validated daemon configuration.
+type Config struct {
+	File          string        // where it was loaded from; "" for defaults
+	Epoch         time.Duration // length of one decision epoch
+	KernelTiering string        // refuse, disable or report
+	Tiers         Tiers
+	Budgets       Budgets
+	Samplers      []SamplerConfig
+	Policy        policy.Spec
+	Rules         []Rule
+	API           APIConfig
+	Metrics       MetricsConfig
+	Log           LogConfig
+}
+
+// Tiers overrides the tier of NUMA nodes. Nodes not listed keep the tier
+// the topology discovery gives them.
+type Tiers struct {
+	Fast []int // node IDs forced into the fast tier
+	Slow []int // node IDs forced into the slow tier
+}
+
+// Budgets bounds what the daemon may use and move.
+type Budgets struct {
+	FastBytes          int64            // fast-tier bytes for all regions; 0 is no limit
+	Tenants            map[string]int64 // fast-tier bytes per tenant
+	MigrateBytesPerSec int64            // migration bandwidth; 0 is no limit
+	PagesPerEpoch      int              // pages moved per epoch; 0 is no limit
+}
+
+// SamplerConfig selects a sampler by name with its parameters.
+type SamplerConfig struct {
+	Name   string
+	Params map[string]string
+}
+
+// Rule matches processes and their mappings and registers them as regions.
+type Rule struct {
+	Name         string
+	Exe          string         // executable path, exact
+	Cmdline      *regexp.Regexp // matched against the NUL-joined-by-space cmdline
+	Cgroup       string         // cgroup v2 path, exact or prefix ending in /
+	Mapping      string         // mapping name (path or [anon:name]), exact
+	MinSize      int64          // minimum mapping size in bytes
+	BlockSize    int64
+	Tenant       string
+	Class        policy.Class
+	Priority     policy.Priority
+	PinnedPrefix int64 // bytes at the start of the region that never leave the fast tier
+}
+
+// APIConfig is the API socket.
+type APIConfig struct {
+	Socket  string
+	Mode    os.FileMode
+	Group   string // "" keeps the daemon's group
+	MaxBody int64  // request body limit in bytes
+}
+
+// MetricsConfig is the Prometheus listener.
+type MetricsConfig struct {
+	Listen string // "" disables the listener
+}
+
+// LogConfig is the logger.
+type LogConfig struct {
+	Level string // trace, debug, info, warn, error
+	JSON  bool
+}
+
+// DefaultConfig returns the configuration used when no file exists: one
+// page-fault sampler, LRU, no budget limits and the default socket.
+func DefaultConfig() *Config {
+	return &Config{
+		Epoch:         DefaultEpoch,
+		KernelTiering: KernelTieringReport,
+		Budgets:       Budgets{Tenants: map[string]int64{}},
+		Policy:        policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
+		API:           APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody},
+		Metrics:       MetricsConfig{Listen: DefaultMetricsAddr},
+		Log:           LogConfig{Level: "info"},
+	}
+}
+
+// LoadConfig reads and validates the config at path. A missing file at the
+// default path yields DefaultConfig; a missing file anywhere else is an
+// error.
+func LoadConfig(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && path == DefaultConfigPath {
+		return DefaultConfig(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	return ParseConfig(path, src)
+}
+
+// ParseConfig parses and validates an HCL config. Errors are a
+// *ConfigError listing every problem with file:line:col.
+func ParseConfig(filename string, src []byte) (*Config, error) {
+	cfg, diags := decodeConfig(filename, src)
+	if diags.HasErrors() {
+		return nil, &ConfigError{Diags: diags}
+	}
+	cfg.File = filename
+	return cfg, nil
+}
+
+// TenantBudget returns the fast-tier bytes of a tenant, 0 for no limit.
+func (b Budgets) TenantBudget(tenant string) int64 { return b.Tenants[tenant] }

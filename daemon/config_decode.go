@@ -1,0 +1,488 @@
+package daemon
+
+import (
+	"fmt"
+	"math/big"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// The raw structs mirror the HCL schema. Values that need parsing (sizes,
+// durations, enums) are kept as expressions so that errors point at them.
+type rawConfig struct {
+	Epoch         hcl.Expression `hcl:"epoch,optional"`
+	KernelTiering hcl.Expression `hcl:"kernel_tiering,optional"`
+	Tiers         *rawTiers      `hcl:"tiers,block"`
+	Budgets       *rawBudgets    `hcl:"budgets,block"`
+	Samplers      []rawNamed     `hcl:"sampler,block"`
+	Policy        *rawNamed      `hcl:"policy,block"`
+	Rules         []rawRule      `hcl:"rule,block"`
+	API           *rawAPI        `hcl:"api,block"`
+	Metrics       *rawMetrics    `hcl:"metrics,block"`
+	Log           *rawLog        `hcl:"log,block"`
+}
+
+type rawTiers struct {
+	Fast hcl.Expression `hcl:"fast,optional"`
+	Slow hcl.Expression `hcl:"slow,optional"`
+}
+
+type rawBudgets struct {
+	FastBytes          hcl.Expression `hcl:"fast_bytes,optional"`
+	MigrateBytesPerSec hcl.Expression `hcl:"migrate_bytes_per_sec,optional"`
+	PagesPerEpoch      hcl.Expression `hcl:"pages_per_epoch,optional"`
+	Tenants            []rawTenant    `hcl:"tenant,block"`
+}
+
+type rawTenant struct {
+	Name      string         `hcl:"name,label"`
+	FastBytes hcl.Expression `hcl:"fast_bytes"`
+	DefRange  hcl.Range      `hcl:",def_range"`
+}
+
+type rawNamed struct {
+	Name     string    `hcl:"name,label"`
+	Params   hcl.Body  `hcl:",remain"`
+	DefRange hcl.Range `hcl:",def_range"`
+}
+
+type rawRule struct {
+	Name         string         `hcl:"name,label"`
+	Exe          *string        `hcl:"exe,optional"`
+	Cmdline      hcl.Expression `hcl:"cmdline,optional"`
+	Cgroup       *string        `hcl:"cgroup,optional"`
+	Mapping      *string        `hcl:"mapping,optional"`
+	MinSize      hcl.Expression `hcl:"min_size,optional"`
+	BlockSize    hcl.Expression `hcl:"block_size,optional"`
+	Tenant       *string        `hcl:"tenant,optional"`
+	Class        hcl.Expression `hcl:"class,optional"`
+	Priority     hcl.Expression `hcl:"priority,optional"`
+	PinnedPrefix hcl.Expression `hcl:"pinned_prefix,optional"`
+	DefRange     hcl.Range      `hcl:",def_range"`
+}
+
+type rawAPI struct {
+	Socket  hcl.Expression `hcl:"socket,optional"`
+	Mode    hcl.Expression `hcl:"mode,optional"`
+	Group   *string        `hcl:"group,optional"`
+	MaxBody hcl.Expression `hcl:"max_body,optional"`
+}
+
+type rawMetrics struct {
+	Listen *string `hcl:"listen,optional"`
+}
+
+type rawLog struct {
+	Level hcl.Expression `hcl:"level,optional"`
+	JSON  *bool          `hcl:"json,optional"`
+}
+
+func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
+	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	var raw rawConfig
+	if d := gohcl.DecodeBody(file.Body, nil, &raw); d.HasErrors() {
+		return nil, append(diags, d...)
+	}
+	cfg := DefaultConfig()
+	d := &decoder{}
+	if dur, ok := d.duration(raw.Epoch, "epoch"); ok {
+		cfg.Epoch = dur
+		d.check(dur >= time.Millisecond && dur <= time.Hour, raw.Epoch, "epoch",
+			"an epoch between 1ms and 1h")
+	}
+	if s, ok := d.enum(raw.KernelTiering, "kernel_tiering",
+		KernelTieringRefuse, KernelTieringDisable, KernelTieringReport); ok {
+		cfg.KernelTiering = s
+	}
+	if raw.Tiers != nil {
+		d.tiers(raw.Tiers, cfg)
+	}
+	if raw.Budgets != nil {
+		d.budgets(raw.Budgets, cfg)
+	}
+	seen := map[string]bool{}
+	for _, s := range raw.Samplers {
+		if seen[s.Name] {
+			d.fail(s.DefRange, "Duplicate sampler", fmt.Sprintf("sampler %q is configured twice", s.Name))
+		}
+		seen[s.Name] = true
+		cfg.Samplers = append(cfg.Samplers, SamplerConfig{Name: s.Name, Params: d.params(s.Params)})
+	}
+	if raw.Policy != nil {
+		d.policy(raw.Policy, cfg)
+	}
+	for i := range raw.Rules {
+		d.rule(&raw.Rules[i], cfg)
+	}
+	if raw.API != nil {
+		d.api(raw.API, cfg)
+	}
+	if raw.Metrics != nil && raw.Metrics.Listen != nil {
+		cfg.Metrics.Listen = *raw.Metrics.Listen
+	}
+	if raw.Log != nil {
+		if s, ok := d.enum(raw.Log.Level, "level", "trace", "debug", "info", "warn", "error"); ok {
+			cfg.Log.Level = s
+		}
+		if raw.Log.JSON != nil {
+			cfg.Log.JSON = *raw.Log.JSON
+		}
+	}
+	return cfg, append(diags, d.diags...)
+}
+
+func (d *decoder) tiers(t *rawTiers, cfg *Config) {
+	cfg.Tiers = Tiers{Fast: d.nodes(t.Fast, "fast"), Slow: d.nodes(t.Slow, "slow")}
+	fast := map[int]bool{}
+	for _, n := range cfg.Tiers.Fast {
+		fast[n] = true
+	}
+	for _, n := range cfg.Tiers.Slow {
+		if fast[n] {
+			d.fail(t.Slow.Range(), "Conflicting tiers", fmt.Sprintf("node %d is listed both fast and slow", n))
+		}
+	}
+}
+
+// nodes decodes a list of NUMA node IDs.
+func (d *decoder) nodes(e hcl.Expression, name string) []int {
+	v, ok := d.value(e)
+	if !ok {
+		return nil
+	}
+	if !v.IsKnown() || !(v.Type().IsListType() || v.Type().IsTupleType() || v.Type().IsSetType()) {
+		d.fail(e.Range(), "Incorrect attribute value type", name+": want a list of NUMA node IDs such as [1, 2]")
+		return nil
+	}
+	var out []int
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		n, ok := wholeNumber(ev)
+		if !ok || n < 0 || n > 1023 {
+			d.fail(e.Range(), "Invalid node", name+": want NUMA node IDs between 0 and 1023")
+			return nil
+		}
+		out = append(out, int(n))
+	}
+	return out
+}
+
+// integer decodes a whole number within [lo, hi].
+func (d *decoder) integer(e hcl.Expression, name string, lo, hi int64) (int64, bool) {
+	v, ok := d.value(e)
+	if !ok {
+		return 0, false
+	}
+	n, ok := wholeNumber(v)
+	if !ok || n < lo || n > hi {
+		d.fail(e.Range(), "Invalid "+name, fmt.Sprintf("%s: want a whole number between %d and %d", name, lo, hi))
+		return 0, false
+	}
+	return n, true
+}
+
+func wholeNumber(v cty.Value) (int64, bool) {
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.Number {
+		return 0, false
+	}
+	n, acc := v.AsBigFloat().Int64()
+	return n, acc == big.Exact
+}
+
+func (d *decoder) budgets(b *rawBudgets, cfg *Config) {
+	if v, ok := d.size(b.FastBytes, "fast_bytes"); ok {
+		cfg.Budgets.FastBytes = v
+	}
+	if v, ok := d.size(b.MigrateBytesPerSec, "migrate_bytes_per_sec"); ok {
+		cfg.Budgets.MigrateBytesPerSec = v
+	}
+	if n, ok := d.integer(b.PagesPerEpoch, "pages_per_epoch", 0, 1<<40); ok {
+		cfg.Budgets.PagesPerEpoch = int(n)
+	}
+	for _, t := range b.Tenants {
+		if _, dup := cfg.Budgets.Tenants[t.Name]; dup {
+			d.fail(t.DefRange, "Duplicate tenant", fmt.Sprintf("tenant %q has two budgets", t.Name))
+		}
+		v, _ := d.size(t.FastBytes, "fast_bytes")
+		cfg.Budgets.Tenants[t.Name] = v
+	}
+}
+
+func (d *decoder) policy(p *rawNamed, cfg *Config) {
+	spec := policy.Spec{Name: p.Name, Params: d.params(p.Params)}
+	info, err := policy.Lookup(p.Name)
+	if err != nil {
+		d.fail(p.DefRange, "Unknown policy", fmt.Sprintf("%v; `kvtier policies` lists them", err))
+		return
+	}
+	if info.Offline {
+		d.fail(p.DefRange, "Offline policy", fmt.Sprintf("policy %q needs the future and only runs in the simulator", p.Name))
+		return
+	}
+	if _, err := policy.NewFromSpec(spec, policy.Env{CapacityBytes: 1 << 30, CapacityBlocks: 512}); err != nil {
+		d.fail(p.DefRange, "Invalid policy parameters", err.Error())
+		return
+	}
+	cfg.Policy = spec
+}
+
+func (d *decoder) rule(r *rawRule, cfg *Config) {
+	rule := Rule{Name: r.Name, BlockSize: DefaultBlockSize, Priority: policy.PriorityNormal}
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&rule.Exe, r.Exe)
+	set(&rule.Cgroup, r.Cgroup)
+	set(&rule.Mapping, r.Mapping)
+	set(&rule.Tenant, r.Tenant)
+	if s, ok := d.str(r.Cmdline, "cmdline"); ok {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			d.fail(r.Cmdline.Range(), "Invalid cmdline", fmt.Sprintf("cmdline: want a Go regular expression: %v", err))
+		}
+		rule.Cmdline = re
+	}
+	if rule.Exe == "" && rule.Cmdline == nil && rule.Cgroup == "" {
+		d.fail(r.DefRange, "Rule matches nothing",
+			fmt.Sprintf("rule %q: want at least one of exe, cmdline or cgroup", r.Name))
+	}
+	if rule.Mapping == "" && isNull(r.MinSize) {
+		d.fail(r.DefRange, "Rule matches no mapping",
+			fmt.Sprintf("rule %q: want mapping or min_size", r.Name))
+	}
+	if v, ok := d.size(r.MinSize, "min_size"); ok {
+		rule.MinSize = v
+	}
+	if v, ok := d.size(r.BlockSize, "block_size"); ok {
+		d.check(v >= 4096 && v&(v-1) == 0, r.BlockSize, "block_size", "a power of two of at least 4KiB")
+		rule.BlockSize = v
+	}
+	if v, ok := d.size(r.PinnedPrefix, "pinned_prefix"); ok {
+		rule.PinnedPrefix = v
+	}
+	if s, ok := d.str(r.Class, "class"); ok {
+		c, err := policy.ParseClass(s)
+		if err != nil {
+			d.fail(r.Class.Range(), "Invalid class", err.Error())
+		}
+		rule.Class = c
+	}
+	if p, ok := d.priority(r.Priority); ok {
+		rule.Priority = p
+	}
+	cfg.Rules = append(cfg.Rules, rule)
+}
+
+func (d *decoder) api(a *rawAPI, cfg *Config) {
+	if s, ok := d.str(a.Socket, "socket"); ok {
+		d.check(strings.HasPrefix(s, "/") && len(s) < 108, a.Socket, "socket", "an absolute path shorter than 108 bytes")
+		cfg.API.Socket = s
+	}
+	if a.Group != nil {
+		cfg.API.Group = *a.Group
+	}
+	if s, ok := d.str(a.Mode, "mode"); ok {
+		m, err := strconv.ParseUint(s, 8, 32)
+		if err != nil || m > 0o777 {
+			d.fail(a.Mode.Range(), "Invalid mode", fmt.Sprintf("mode %q: want an octal file mode such as \"0660\"", s))
+		}
+		cfg.API.Mode = os.FileMode(m)
+	}
+	if v, ok := d.size(a.MaxBody, "max_body"); ok {
+		d.check(v >= 1024 && v <= 64<<20, a.MaxBody, "max_body", "a size between 1KiB and 64MiB")
+		cfg.API.MaxBody = v
+	}
+}
+
+// decoder collects diagnostics while converting raw values.
+type decoder struct{ diags hcl.Diagnostics }
+
+func (d *decoder) fail(r hcl.Range, summary, detail string) {
+	diag := &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail}
+	if r.Filename != "" {
+		diag.Subject = r.Ptr()
+	}
+	d.diags = append(d.diags, diag)
+}
+
+func (d *decoder) check(ok bool, e hcl.Expression, name, want string) {
+	if ok {
+		return
+	}
+	var r hcl.Range
+	if e != nil {
+		r = e.Range()
+	}
+	d.fail(r, "Invalid "+name, name+": want "+want)
+}
+
+func isNull(e hcl.Expression) bool {
+	if e == nil {
+		return true
+	}
+	v, diags := e.Value(nil)
+	return !diags.HasErrors() && v.IsNull()
+}
+
+// value evaluates a literal expression; ok is false when it is absent or
+// could not be evaluated (a diagnostic was recorded).
+func (d *decoder) value(e hcl.Expression) (cty.Value, bool) {
+	if e == nil {
+		return cty.NilVal, false
+	}
+	v, diags := e.Value(nil)
+	if diags.HasErrors() {
+		d.diags = append(d.diags, diags...)
+		return cty.NilVal, false
+	}
+	if v.IsNull() {
+		return cty.NilVal, false
+	}
+	return v, true
+}
+
+func (d *decoder) str(e hcl.Expression, name string) (string, bool) {
+	v, ok := d.value(e)
+	if !ok {
+		return "", false
+	}
+	if v.Type() != cty.String || !v.IsKnown() {
+		d.fail(e.Range(), "Incorrect attribute value type", name+": want a string")
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+func (d *decoder) enum(e hcl.Expression, name string, allowed ...string) (string, bool) {
+	s, ok := d.str(e, name)
+	if !ok {
+		return "", false
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, true
+		}
+	}
+	d.fail(e.Range(), "Invalid "+name, fmt.Sprintf("%s %q: want one of %s", name, s, strings.Join(allowed, ", ")))
+	return "", false
+}
+
+// size accepts a string with a unit ("4GiB") or a whole number of bytes.
+func (d *decoder) size(e hcl.Expression, name string) (int64, bool) {
+	v, ok := d.value(e)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case v.Type() == cty.String && v.IsKnown():
+		n, err := ParseSize(v.AsString())
+		if err != nil {
+			d.fail(e.Range(), "Invalid size", name+": "+err.Error())
+			return 0, false
+		}
+		return n, true
+	case v.Type() == cty.Number && v.IsKnown():
+		n, ok := wholeNumber(v)
+		if !ok || n < 0 {
+			d.fail(e.Range(), "Invalid size", name+": want a whole, non-negative number of bytes or a size such as \"4GiB\"")
+			return 0, false
+		}
+		return n, true
+	}
+	d.fail(e.Range(), "Incorrect attribute value type", name+": want a size such as \"4GiB\" or a number of bytes")
+	return 0, false
+}
+
+func (d *decoder) duration(e hcl.Expression, name string) (time.Duration, bool) {
+	s, ok := d.str(e, name)
+	if !ok {
+		return 0, false
+	}
+	dur, err := ParseDuration(s)
+	if err != nil {
+		d.fail(e.Range(), "Invalid duration", name+": "+err.Error())
+		return 0, false
+	}
+	return dur, true
+}
+
+// priority accepts "low", "normal", "high" or 0, 1, 2.
+func (d *decoder) priority(e hcl.Expression) (policy.Priority, bool) {
+	v, ok := d.value(e)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() == cty.String && v.IsKnown() {
+		if p, err := ParsePriority(v.AsString()); err == nil {
+			return p, true
+		}
+	}
+	if n, ok := wholeNumber(v); ok && n >= 0 && n <= 2 {
+		return policy.Priority(n), true
+	}
+	d.fail(e.Range(), "Invalid priority", "priority: want \"low\", \"normal\", \"high\" or 0, 1, 2")
+	return 0, false
+}
+
+// params turns a block's attributes into policy or sampler parameters.
+func (d *decoder) params(body hcl.Body) map[string]string {
+	out := map[string]string{}
+	attrs, diags := body.JustAttributes()
+	d.diags = append(d.diags, diags...)
+	for name, a := range attrs {
+		v, ok := d.value(a.Expr)
+		if !ok || !v.IsKnown() {
+			continue
+		}
+		switch v.Type() {
+		case cty.String:
+			out[name] = v.AsString()
+		case cty.Number:
+			out[name] = v.AsBigFloat().Text('g', -1)
+		case cty.Bool:
+			out[name] = strconv.FormatBool(v.True())
+		default:
+			d.fail(a.Expr.Range(), "Incorrect parameter type", name+": want a string, number or bool")
+		}
+	}
+	return out
+}
+
+// ParsePriority parses "low", "normal" or "high".
+func ParsePriority(s string) (policy.Priority, error) {
+	switch s {
+	case "low":
+		return policy.PriorityLow, nil
+	case "normal":
+		return policy.PriorityNormal, nil
+	case "high":
+		return policy.PriorityHigh, nil
+	}
+	return 0, fmt.Errorf("unknown priority %q (want low, normal or high)", s)
+}
+
+// PriorityName is the name ParsePriority accepts.
+func PriorityName(p policy.Priority) string {
+	switch p {
+	case policy.PriorityLow:
+		return "low"
+	case policy.PriorityHigh:
+		return "high"
+	}
+	return "normal"
+}
