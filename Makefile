@@ -7,8 +7,9 @@ LDFLAGS := -s -w -X $(PKG)/cli.version=$(VERSION) -X $(PKG)/cli.commit=$(COMMIT)
 FUZZTIME ?= 10s
 BENCHTIME ?= 1s
 PREFIX  ?= /usr/local
+UNITDIR ?= /etc/systemd/system
 
-.PHONY: all build test unit lint fuzz bench generate e2e demo clean
+.PHONY: all build test unit lint fuzz bench generate e2e demo install uninstall deb clean
 
 all: build
 
@@ -53,5 +54,29 @@ e2e:
 demo: build
 	./kvtier sim --demo
 
+## install: binary, systemd unit, default config (kept if present), completions
+install: build
+	install -D -m 0755 kvtier $(DESTDIR)$(PREFIX)/bin/kvtier
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/bin/kvtier|$(PREFIX)/bin/kvtier|' systemd/kvtier.service > $(DESTDIR)$(UNITDIR)/kvtier.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/kvtier.service
+	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0640 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	./kvtier completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier
+	./kvtier completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier
+	./kvtier completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
+
+## uninstall: remove what install put in place (the config stays)
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kvtier $(DESTDIR)$(UNITDIR)/kvtier.service \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier \
+	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
+
+## deb: a Debian package built with dpkg-deb (dist/kvtier_VERSION_amd64.deb)
+deb: build
+	systemd/mkdeb.sh "$(VERSION)" dist
+
 clean:
-	rm -f kvtier
+	rm -rf kvtier dist

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# mkdeb.sh VERSION OUTDIR: package the built ./kvtier, the unit, the default
+# config and shell completions as a Debian package with dpkg-deb.
+set -euo pipefail
+version=${1:?version}
+out=${2:?output directory}
+# A release tag (v1.2.3) gives 1.2.3; anything else (a commit hash from git
+# describe) gives 0.0~gitHASH, which sorts before every release.
+version=${version#v}
+if [[ ! $version =~ ^[0-9]+\.[0-9]+ ]]; then version="0.0~git${version}"; fi
+version=${version//-/+}
+arch=$(dpkg --print-architecture)
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+chmod 0755 "$root"
+
+install -D -m 0755 kvtier "$root/usr/bin/kvtier"
+install -D -m 0644 systemd/kvtier.service "$root/lib/systemd/system/kvtier.service"
+install -D -m 0640 systemd/kvtier.hcl "$root/etc/kvtier/kvtier.hcl"
+install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+	"$root/usr/share/fish/vendor_completions.d" "$root/usr/share/doc/kvtier"
+./kvtier completion bash >"$root/usr/share/bash-completion/completions/kvtier"
+./kvtier completion zsh >"$root/usr/share/zsh/vendor-completions/_kvtier"
+./kvtier completion fish >"$root/usr/share/fish/vendor_completions.d/kvtier.fish"
+install -m 0644 README.md "$root/usr/share/doc/kvtier/README.md"
+
+install -d "$root/DEBIAN"
+cat >"$root/DEBIAN/control" <<CONTROL
+Package: kvtier
+Version: $version
+Architecture: $arch
+Maintainer: kvtier maintainers <maintainers@kvtier.invalid>
+Section: admin
+Priority: optional
+Depends: systemd
+Installed-Size: $(du -sk "$root" | cut -f1)
+Homepage: https://github.com/kvtier/kvtier
+Description: KV-cache tiering between DRAM and CXL memory
+ kvtier samples page accesses of LLM inference engines' KV-cache regions
+ with eBPF, scores blocks with pluggable eviction policies and moves them
+ between DRAM and CXL NUMA nodes with move_pages(2) under budgets. It also
+ ships a trace-driven simulator for evaluating the same policies.
+CONTROL
+echo /etc/kvtier/kvtier.hcl >"$root/DEBIAN/conffiles"
+cat >"$root/DEBIAN/postinst" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] && [ -d /run/systemd/system ]; then
+	systemctl daemon-reload || true
+fi
+exit 0
+SCRIPT
+cat >"$root/DEBIAN/prerm" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ]; then
+	systemctl stop kvtier.service 2>/dev/null || true
+	if [ "$1" = remove ]; then systemctl disable kvtier.service 2>/dev/null || true; fi
+fi
+exit 0
+SCRIPT
+cat >"$root/DEBIAN/postrm" <<'SCRIPT'
+#!/bin/sh
+set -e
+if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
+if [ "$1" = purge ]; then rm -rf /etc/kvtier /var/lib/kvtier; fi
+exit 0
+SCRIPT
+chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+mkdir -p "$out"
+deb="$out/kvtier_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$root" "$deb" >/dev/null
+echo "$deb"
