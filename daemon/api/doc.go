@@ -1,0 +1,25 @@
+// Package api holds the request and response types of the kvtier daemon's
+// HTTP/JSON API and a Go client for it.
+//
+// The API is served on a unix socket (DefaultSocket) under the /v1 prefix:
+//
+//	POST   /v1/regions                  register a KV region (RegisterRequest -> Region)
+//	GET    /v1/regions                  list regions ([]Region)
+//	GET    /v1/regions/{id}             one region (Region)
+//	PATCH  /v1/regions/{id}             update class, priority, refcount, pinned ranges,
+//	                                    mark ranges think_complete (UpdateRequest -> Region)
+//	DELETE /v1/regions/{id}             unregister a region
+//	POST   /v1/regions/{id}/hints       access hints from an engine (HintsRequest -> HintsResponse)
+//	GET    /v1/regions/{id}/placement   blocks per node and tier (Placement)
+//	GET    /v1/placement?pid=N          placement of every region (of one pid) ([]Placement)
+//	GET    /v1/status                   daemon health (Status)
+//	GET    /v1/topology                 NUMA nodes and their tiers (Topology)
+//	GET    /v1/policy                   policy and budgets (PolicyInfo)
+//	GET    /v1/events                   newline-delimited JSON stream of Event
+//	GET    /v1/trace                    trace recording state (TraceStatus)
+//	POST   /v1/trace                    start recording (TraceRequest -> TraceStatus)
+//	DELETE /v1/trace                    stop recording (TraceStatus)
+//
+// Errors are 4xx or 5xx responses with an Error body. The package depends on
+// the standard library only, so engines and tools can import it cheaply.
+package api

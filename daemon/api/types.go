@@ -1,0 +1,259 @@
+package api
+
+import "time"
+
+// Version is the API version prefix of every path.
+const Version = "v1"
+
+// DefaultSocket is where the daemon listens unless configured otherwise.
+const DefaultSocket = "/run/kvtier/kvtier.sock"
+
+// Classes of KV blocks, as accepted in requests.
+const (
+	ClassNone           = "none"
+	ClassThinkActive    = "think_active"
+	ClassThinkComplete  = "think_complete"
+	ClassOutputCritical = "output_critical"
+)
+
+// Priorities of regions, as accepted in requests.
+const (
+	PriorityLow    = "low"
+	PriorityNormal = "normal"
+	PriorityHigh   = "high"
+)
+
+// Range is a byte range within a region: Offset from the region's start and
+// Length, both multiples of the region's block size.
+type Range struct {
+	Offset uint64 `json:"offset"`
+	Length uint64 `json:"length"`
+}
+
+// RegisterRequest registers a KV buffer of a process as a region.
+type RegisterRequest struct {
+	PID       int     `json:"pid"`
+	Addr      uint64  `json:"addr"`       // start address, page aligned
+	Length    uint64  `json:"length"`     // bytes, a multiple of BlockSize
+	BlockSize uint64  `json:"block_size"` // bytes per KV block; 0 is the daemon's default (2MiB)
+	Tenant    string  `json:"tenant,omitempty"`
+	Class     string  `json:"class,omitempty"`    // default "none"
+	Priority  string  `json:"priority,omitempty"` // default "normal"
+	RefCount  int32   `json:"refcount,omitempty"` // default 1
+	Pinned    []Range `json:"pinned,omitempty"`
+	Name      string  `json:"name,omitempty"` // free-form label
+}
+
+// UpdateRequest changes a region. Absent fields are left unchanged.
+type UpdateRequest struct {
+	Class    *string `json:"class,omitempty"`
+	Priority *string `json:"priority,omitempty"`
+	RefCount *int32  `json:"refcount,omitempty"`
+	// Pinned replaces the pinned ranges when present (an empty list unpins
+	// everything).
+	Pinned *[]Range `json:"pinned,omitempty"`
+	// ThinkComplete marks ranges think_complete (one-way: a block never
+	// returns to think_active).
+	ThinkComplete []Range `json:"think_complete,omitempty"`
+}
+
+// HintsRequest reports accesses an engine made itself, by block index
+// within the region.
+type HintsRequest struct {
+	Blocks []uint64 `json:"blocks"`
+	Write  bool     `json:"write,omitempty"`
+}
+
+// HintsResponse says how many hinted blocks were accepted.
+type HintsResponse struct {
+	Accepted int `json:"accepted"`
+}
+
+// Region is a registered region as the daemon tracks it.
+type Region struct {
+	ID         uint64    `json:"id"`
+	PID        int       `json:"pid"`
+	Addr       uint64    `json:"addr"`
+	Length     uint64    `json:"length"`
+	BlockSize  uint64    `json:"block_size"`
+	Blocks     int       `json:"blocks"`
+	Tenant     string    `json:"tenant"`
+	Class      string    `json:"class"`
+	Priority   string    `json:"priority"`
+	RefCount   int32     `json:"refcount"`
+	Pinned     []Range   `json:"pinned"`
+	Name       string    `json:"name,omitempty"`
+	Source     string    `json:"source"` // "api" or "rule:NAME"
+	Registered time.Time `json:"registered"`
+	FastBytes  uint64    `json:"fast_bytes"` // as last planned or measured
+	SlowBytes  uint64    `json:"slow_bytes"`
+	Accesses   uint64    `json:"accesses"` // sampled and hinted accesses so far
+}
+
+// Placement is where the pages of a region's blocks live.
+type Placement struct {
+	Region    uint64 `json:"region"`
+	PID       int    `json:"pid"`
+	BlockSize uint64 `json:"block_size"`
+	// Nodes maps a NUMA node ID (decimal string) to the blocks whose first
+	// page is on it.
+	Nodes map[string]int `json:"nodes"`
+	// Blocks has one entry per block, in address order.
+	Blocks     []BlockPlacement `json:"blocks"`
+	FastBlocks int              `json:"fast_blocks"`
+	SlowBlocks int              `json:"slow_blocks"`
+	// Unmapped counts blocks with no page present yet.
+	Unmapped int `json:"unmapped"`
+}
+
+// BlockPlacement is one block's node, tier and heat.
+type BlockPlacement struct {
+	Node int    `json:"node"` // -1 when no page is present
+	Tier string `json:"tier"` // "fast", "slow" or "none"
+	Heat uint32 `json:"heat"` // accesses in the recent epochs
+}
+
+// Status is the daemon's health and activity.
+type Status struct {
+	Version       string          `json:"version"`
+	PID           int             `json:"pid"`
+	Started       time.Time       `json:"started"`
+	UptimeSeconds float64         `json:"uptime_seconds"`
+	ConfigFile    string          `json:"config_file"`
+	Policy        string          `json:"policy"`
+	Budgets       Budgets         `json:"budgets"`
+	BudgetUse     BudgetUse       `json:"budget_use"`
+	Samplers      []SamplerStatus `json:"samplers"`
+	Epoch         EpochStatus     `json:"epoch"`
+	Regions       int             `json:"regions"`
+	Tenants       []TenantStatus  `json:"tenants"`
+	SingleNode    bool            `json:"single_node"` // every block is fast; nothing moves
+	Moving        bool            `json:"moving"`      // the daemon moves pages
+	KernelTiering KernelTiering   `json:"kernel_tiering"`
+	Recording     TraceStatus     `json:"recording"`
+}
+
+// Budgets are the configured limits; 0 is no limit.
+type Budgets struct {
+	FastBytes          int64            `json:"fast_bytes"`
+	Tenants            map[string]int64 `json:"tenants"`
+	MigrateBytesPerSec int64            `json:"migrate_bytes_per_sec"`
+	PagesPerEpoch      int              `json:"pages_per_epoch"`
+}
+
+// BudgetUse is how much of the budgets the last epoch used.
+type BudgetUse struct {
+	FastBytes     int64 `json:"fast_bytes"`
+	PagesMoved    int   `json:"pages_moved"` // in the last epoch
+	BytesPerSec   int64 `json:"bytes_per_sec"`
+	FastCapacity  int64 `json:"fast_capacity"` // the capacity the planner used
+	DeferredMoves int   `json:"deferred_moves"`
+}
+
+// SamplerStatus is one sampler's counters.
+type SamplerStatus struct {
+	Name    string `json:"name"`
+	Events  uint64 `json:"events"`
+	Drops   uint64 `json:"drops"`
+	Watched int    `json:"watched"`
+	Error   string `json:"error,omitempty"`
+}
+
+// EpochStatus describes the epoch loop.
+type EpochStatus struct {
+	Length          string  `json:"length"`
+	Count           uint64  `json:"count"`
+	LastSeconds     float64 `json:"last_seconds"`
+	DecisionSeconds float64 `json:"decision_seconds"`
+	LastError       string  `json:"last_error,omitempty"`
+}
+
+// TenantStatus is one tenant's use of the fast tier.
+type TenantStatus struct {
+	Name      string `json:"name"`
+	Budget    int64  `json:"budget"`
+	FastBytes int64  `json:"fast_bytes"`
+	SlowBytes int64  `json:"slow_bytes"`
+	Regions   int    `json:"regions"`
+}
+
+// KernelTiering is what the daemon found of the kernel's own tiering and
+// what it did about it.
+type KernelTiering struct {
+	Mode          string `json:"mode"` // refuse, disable or report
+	NUMABalancing string `json:"numa_balancing,omitempty"`
+	Demotion      string `json:"demotion,omitempty"`
+	Action        string `json:"action"`
+}
+
+// Topology is the NUMA layout as the daemon classified it.
+type Topology struct {
+	Nodes []Node `json:"nodes"`
+}
+
+// Node is one NUMA node.
+type Node struct {
+	ID        int    `json:"id"`
+	CPUs      []int  `json:"cpus"`
+	MemTotal  uint64 `json:"mem_total_bytes"`
+	MemFree   uint64 `json:"mem_free_bytes"`
+	Distances []int  `json:"distances"`
+	Tier      int    `json:"tier"`
+	Class     string `json:"class"`
+	Reason    string `json:"reason"`
+}
+
+// PolicyInfo is the running policy and budgets.
+type PolicyInfo struct {
+	Spec    string            `json:"spec"`
+	Name    string            `json:"name"`
+	Params  map[string]string `json:"params"`
+	Epoch   string            `json:"epoch"`
+	Budgets Budgets           `json:"budgets"`
+}
+
+// Event types on the event stream.
+const (
+	EventMigration          = "migration"
+	EventRegret             = "regret"
+	EventCrossTenantEvict   = "cross_tenant_eviction"
+	EventRegionRegistered   = "region_registered"
+	EventRegionDropped      = "region_dropped"
+	EventRegionUnregistered = "region_unregistered"
+	EventConfigReloaded     = "config_reloaded"
+	EventMigrationError     = "migration_error"
+)
+
+// Event is one line of the event stream.
+type Event struct {
+	Seq       uint64    `json:"seq"`
+	Time      time.Time `json:"time"`
+	Type      string    `json:"type"`
+	Region    uint64    `json:"region,omitempty"`
+	PID       int       `json:"pid,omitempty"`
+	Tenant    string    `json:"tenant,omitempty"`
+	By        string    `json:"by,omitempty"`        // tenant whose need caused a cross-tenant eviction
+	Direction string    `json:"direction,omitempty"` // "promote" or "demote"
+	Blocks    int       `json:"blocks,omitempty"`
+	Pages     int       `json:"pages,omitempty"`
+	Bytes     int64     `json:"bytes,omitempty"`
+	Block     *uint64   `json:"block,omitempty"` // block index for per-block events
+	Reason    string    `json:"reason,omitempty"`
+}
+
+// TraceRequest starts recording a trace to Path (a file the daemon writes).
+type TraceRequest struct {
+	Path string `json:"path"`
+}
+
+// TraceStatus is the state of trace recording.
+type TraceStatus struct {
+	Recording bool   `json:"recording"`
+	Path      string `json:"path,omitempty"`
+	Records   uint64 `json:"records"`
+}
+
+// Error is the body of every error response.
+type Error struct {
+	Error string `json:"error"`
+}
