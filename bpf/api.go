@@ -1,0 +1,214 @@
+package bpf
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// MaxRegionsPerProcess is how many regions one process (tgid) may have on
+// the watch list at once. The BPF programs scan a process's regions
+// linearly, so the bound keeps that scan short and verifiable.
+const MaxRegionsPerProcess = 32
+
+// Region is one address range of one process to sample, cut into blocks of
+// BlockSize bytes. Block i covers [Start+i*BlockSize, Start+(i+1)*BlockSize).
+type Region struct {
+	ID        uint32 // chosen by the caller, unique among watched regions
+	PID       uint32 // the process (thread group id), not a thread id
+	Start     uint64 // first byte
+	End       uint64 // one past the last byte
+	BlockSize uint64 // bytes per block, > 0
+}
+
+// Blocks is the number of blocks in r (the last one may be partial).
+func (r Region) Blocks() uint64 {
+	if r.BlockSize == 0 || r.End <= r.Start {
+		return 0
+	}
+	return (r.End - r.Start + r.BlockSize - 1) / r.BlockSize
+}
+
+// Validate reports why r cannot be watched, wrapping ErrBadRegion.
+func (r Region) Validate() error {
+	switch {
+	case r.PID == 0:
+		return fmt.Errorf("region %d: pid 0: %w", r.ID, ErrBadRegion)
+	case r.End <= r.Start:
+		return fmt.Errorf("region %d: range %#x-%#x is empty or inverted: %w", r.ID, r.Start, r.End, ErrBadRegion)
+	case r.BlockSize == 0:
+		return fmt.Errorf("region %d: block size 0: %w", r.ID, ErrBadRegion)
+	case r.Blocks() > 1<<32-1:
+		return fmt.Errorf("region %d: %d blocks exceed 2^32-1: %w", r.ID, r.Blocks(), ErrBadRegion)
+	}
+	return nil
+}
+
+// Count is what the kernel aggregated for one block during one epoch (the
+// time between two drains).
+type Count struct {
+	Region   uint32 // Region.ID
+	Block    uint32 // block index within the region
+	Accesses uint64 // sampled accesses (DAMON: sum of nr_accesses)
+	Reads    uint64 // accesses known to be reads (fault: error_code bit 1 clear)
+	Writes   uint64 // accesses known to be writes; Reads+Writes <= Accesses
+	LastSeen uint64 // CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns) of the last access
+}
+
+// Stats are a sampler's counters since it was opened.
+type Stats struct {
+	Events  uint64 // program invocations for watched processes
+	Matched uint64 // events inside a watched region, counted
+	Outside uint64 // events of watched processes outside every region
+	Drops   uint64 // matched events lost because the count map was full
+	Drains  uint64 // completed drains
+}
+
+// Sampler samples accesses to watched regions and aggregates them per block
+// in the kernel. Methods are safe for concurrent use.
+type Sampler interface {
+	// Name is the sampler's registry name ("fault", "uprobe", ...).
+	Name() string
+	// Watch adds r to the watch list. Accesses outside every watched
+	// region are ignored in the kernel.
+	Watch(r Region) error
+	// Unwatch removes region id. Counts already aggregated for it are
+	// still returned by the next Drain.
+	Unwatch(id uint32) error
+	// Drain appends to dst the counts of the epoch that ends now, clears
+	// them, and starts a new epoch. Events that arrive during the drain
+	// land in the new epoch: none are lost. Counts come out sorted by
+	// region and block.
+	Drain(dst []Count) ([]Count, error)
+	// Stats reads the sampler's counters.
+	Stats() (Stats, error)
+	// Close detaches every program and frees every map, perf event and
+	// kernel object (DAMON kdamonds) the sampler created.
+	Close() error
+}
+
+// ABI says how the uprobe sampler reads the hint function's arguments.
+type ABI string
+
+// Calling conventions of the hint function.
+const (
+	// ABIC: System V AMD64, addr in RDI and len in RSI (C, C++, Rust extern "C").
+	ABIC ABI = "c"
+	// ABIGo: Go's register ABI (ABIInternal), addr in RAX and len in RBX.
+	ABIGo ABI = "go"
+)
+
+// HintSymbol is the C symbol engines export for the uprobe sampler:
+//
+//	void kvtier_hint_access(const void *addr, size_t len);
+const HintSymbol = "kvtier_hint_access"
+
+// Options configure Open. The zero value picks every default.
+type Options struct {
+	// MaxBlocks bounds the blocks counted per epoch (entries of each of
+	// the two count maps). Beyond it events are dropped and counted in
+	// Stats.Drops. Default 65536.
+	MaxBlocks uint32
+	// MaxProcesses bounds the distinct processes on the watch list.
+	// Default 256.
+	MaxProcesses uint32
+	// SysRoot is where sysfs is mounted (PMU detection, DAMON). Default
+	// "/sys"; tests point it at fixture trees.
+	SysRoot string
+	// ProcRoot is where procfs is mounted. Default "/proc".
+	ProcRoot string
+
+	// SamplePeriod is events per sample for perf (default 10007) and
+	// sw-page-faults (default 1: every fault).
+	SamplePeriod uint64
+	// PMU forces the perf sampler's PMU: "pebs" (mem-loads with a load
+	// latency threshold), "pebs-l3miss" (MEM_LOAD_RETIRED.L3_MISS),
+	// "ibs" (AMD IBS op). Empty picks what the host has.
+	PMU string
+	// LoadLatency is the PEBS load latency threshold in cycles. Default 30.
+	LoadLatency uint32
+	// CPUs lists the CPUs to open perf events on. Default: all online.
+	CPUs []int
+
+	// Binary is the executable or library holding the hint symbol. Empty:
+	// each watched process's /proc/PID/exe.
+	Binary string
+	// Symbol is the hint function's symbol. Default HintSymbol; a Go
+	// engine passes its function's symbol ("main.kvtierHintAccess").
+	Symbol string
+	// ABI is the hint function's calling convention. Default ABIC.
+	ABI ABI
+
+	// DAMONSample and DAMONAggregate are DAMON's sampling and aggregation
+	// intervals. Defaults 5ms and 100ms.
+	DAMONSample, DAMONAggregate time.Duration
+	// DAMONMinRegions and DAMONMaxRegions bound DAMON's region count per
+	// target. Defaults 10 and 1000.
+	DAMONMinRegions, DAMONMaxRegions uint32
+}
+
+type opener func(Options) (Sampler, error)
+
+var samplers = map[string]opener{}
+
+// Names lists the sampler names Open accepts, sorted.
+func Names() []string {
+	names := make([]string, 0, len(samplers))
+	for n := range samplers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Open loads and attaches the sampler called name. Its watch list starts
+// empty. Errors wrap ErrUnknownSampler, ErrNotSupported (ErrNoPMU,
+// ErrNoBTF), ErrPermission or ErrBusy.
+func Open(name string, opts Options) (Sampler, error) {
+	open, ok := samplers[name]
+	if !ok {
+		return nil, fmt.Errorf("sampler %q (have %v): %w", name, Names(), ErrUnknownSampler)
+	}
+	s, err := open(opts.withDefaults())
+	if err != nil {
+		return nil, fmt.Errorf("opening sampler %s: %w", name, err)
+	}
+	return s, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBlocks == 0 {
+		o.MaxBlocks = 65536
+	}
+	if o.MaxProcesses == 0 {
+		o.MaxProcesses = 256
+	}
+	if o.SysRoot == "" {
+		o.SysRoot = "/sys"
+	}
+	if o.ProcRoot == "" {
+		o.ProcRoot = "/proc"
+	}
+	if o.LoadLatency == 0 {
+		o.LoadLatency = 30
+	}
+	if o.Symbol == "" {
+		o.Symbol = HintSymbol
+	}
+	if o.ABI == "" {
+		o.ABI = ABIC
+	}
+	if o.DAMONSample == 0 {
+		o.DAMONSample = 5 * time.Millisecond
+	}
+	if o.DAMONAggregate == 0 {
+		o.DAMONAggregate = 100 * time.Millisecond
+	}
+	if o.DAMONMinRegions == 0 {
+		o.DAMONMinRegions = 10
+	}
+	if o.DAMONMaxRegions == 0 {
+		o.DAMONMaxRegions = 1000
+	}
+	return o
+}

@@ -1,0 +1,79 @@
+// Package bpf holds kvtier's eBPF access samplers: the BPF C sources
+// (*.bpf.c), the committed bpf2go output (so builds need no clang; `make
+// generate` rebuilds it with Debian's clang, llvm and libbpf-dev), and the
+// loaders that attach the programs, keep the watch list and drain the
+// counts.
+//
+// # Model
+//
+// A Sampler is opened by name (Open, Names). The caller puts Regions on its
+// watch list (Watch): a process (tgid), an address range and a block size.
+// The BPF program of every sampler resolves each access it sees to
+// (region, block) in the kernel, ignores accesses outside every region,
+// and adds it to a bounded hash map keyed by (region id, block index) that
+// holds the access count, the reads and writes where the source tells them
+// apart, and the last-seen time. When that map is full the event is
+// dropped and counted (Stats.Drops); nothing else happens.
+//
+// Drain ends an epoch. There are two count maps; the programs find the
+// active one through a one-slot array-of-maps. Drain swaps the slot to the
+// other (empty) map, and the kernel's map-in-map update waits for every
+// running program to finish before it returns, so the old map is quiet
+// when Drain reads and clears it: an event either lands in the old epoch
+// and is drained now, or in the new one and is drained next time.
+//
+// # Samplers
+//
+//   - perf: hardware memory-access sampling with one perf event per CPU
+//     whose BPF program reads the sampled data address (ctx->addr): Intel
+//     PEBS mem-loads with a load-latency threshold or
+//     MEM_LOAD_RETIRED.L3_MISS, AMD IBS op. The PMU is detected under
+//     Options.SysRoot; without one Open fails with ErrNoPMU naming what it
+//     looked for.
+//   - sw-page-faults: the same program on the software page-fault event
+//     (every fault by default, Options.SamplePeriod). It sees first
+//     touches, copy-on-write and NUMA hinting faults only.
+//   - fault: the tracepoint exceptions:page_fault_user (attached as a raw
+//     tracepoint, so tracefs need not be mounted); error_code bit 1 tells
+//     writes from reads.
+//   - damon: the kernel's data access monitor on the watched processes
+//     (vaddr operations, configured through /sys/kernel/mm/damon/admin),
+//     with a BPF program on damon:damon_aggregated that adds each DAMON
+//     region's nr_accesses to every watched block it overlaps. It needs
+//     DAMON vaddr (ErrNotSupported otherwise) and refuses with ErrBusy when
+//     kdamonds it did not create exist.
+//   - uprobe: application hints through a uprobe on a function the engine
+//     exports (below).
+//
+// # Application hints (uprobe sampler)
+//
+// An inference engine exports, and calls with the address of every KV block
+// it reads (len may span several blocks; up to 64 are counted per call):
+//
+//	void kvtier_hint_access(const void *addr, size_t len);
+//
+// The function must not be inlined or removed and must have a symbol in the
+// binary's symbol table (C: __attribute__((noinline, used)), exported with
+// default visibility). Its body may be empty. The uprobe reads addr and len
+// with the C calling convention (amd64: RDI, RSI), Options.ABI = ABIC.
+//
+// A Go engine (no cgo) declares a function such as
+//
+//	//go:noinline
+//	func kvtierHintAccess(addr, n uintptr) { hintSink += addr + n }
+//
+// and the sampler is opened with Options.Symbol = "main.kvtierHintAccess"
+// (the package path-qualified name in the Go symbol table) and Options.ABI =
+// ABIGo: Go's register ABI passes addr in RAX and n in RBX on amd64. The
+// binary must not be stripped (no -ldflags=-s). The body should use its
+// arguments so the compiler keeps the call.
+//
+// The uprobe is attached to Options.Binary, or to /proc/PID/exe of each
+// watched process; hints of processes with no watched region are ignored.
+//
+// # Errors
+//
+// Errors are wrapped with context and carry the sentinel errors of this
+// package (ErrNotSupported, ErrNoPMU, ErrNoBTF, ErrPermission, ErrBusy, ...),
+// which callers test with errors.Is. The package never logs.
+package bpf
