@@ -12,13 +12,14 @@ import (
 
 // Defaults of the config.
 const (
-	DefaultConfigPath  = "/etc/kvtier/kvtier.hcl"
-	DefaultSocket      = "/run/kvtier/kvtier.sock"
-	DefaultMetricsAddr = "127.0.0.1:9477"
-	DefaultEpoch       = time.Second
-	DefaultPolicy      = "lru"
-	DefaultMaxBody     = 1 << 20
-	DefaultBlockSize   = 2 << 20
+	DefaultConfigPath   = "/etc/kvtier/kvtier.hcl"
+	DefaultSocket       = "/run/kvtier/kvtier.sock"
+	DefaultMetricsAddr  = "127.0.0.1:9477"
+	DefaultEpoch        = time.Second
+	DefaultScanInterval = 10 * time.Second
+	DefaultPolicy       = "lru"
+	DefaultMaxBody      = 1 << 20
+	DefaultBlockSize    = 2 << 20
 )
 
 // Kernel tiering modes: what the daemon does when the kernel's own NUMA
@@ -33,6 +34,7 @@ const (
 type Config struct {
 	File          string        // where it was loaded from; "" for defaults
 	Epoch         time.Duration // length of one decision epoch
+	ScanInterval  time.Duration // how often rules rescan /proc
 	KernelTiering string        // refuse, disable or report
 	Tiers         Tiers
 	Budgets       Budgets
@@ -42,6 +44,12 @@ type Config struct {
 	API           APIConfig
 	Metrics       MetricsConfig
 	Log           LogConfig
+	Record        RecordConfig
+}
+
+// RecordConfig records a kvtier JSONL trace from the daemon's start.
+type RecordConfig struct {
+	Path string // "" records nothing until the API asks
 }
 
 // Tiers overrides the tier of NUMA nodes. Nodes not listed keep the tier
@@ -57,6 +65,8 @@ type Budgets struct {
 	Tenants            map[string]int64 // fast-tier bytes per tenant
 	MigrateBytesPerSec int64            // migration bandwidth; 0 is no limit
 	PagesPerEpoch      int              // pages moved per epoch; 0 is no limit
+	// MoveTimeout bounds the mover within an epoch; 0 is half the epoch.
+	MoveTimeout time.Duration
 }
 
 // SamplerConfig selects a sampler by name with its parameters.
@@ -104,6 +114,7 @@ type LogConfig struct {
 func DefaultConfig() *Config {
 	return &Config{
 		Epoch:         DefaultEpoch,
+		ScanInterval:  DefaultScanInterval,
 		KernelTiering: KernelTieringReport,
 		Budgets:       Budgets{Tenants: map[string]int64{}},
 		Policy:        policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
@@ -136,6 +147,14 @@ func ParseConfig(filename string, src []byte) (*Config, error) {
 	}
 	cfg.File = filename
 	return cfg, nil
+}
+
+// MoveDeadline is how long the mover may run in one epoch.
+func (c *Config) MoveDeadline() time.Duration {
+	if c.Budgets.MoveTimeout > 0 && c.Budgets.MoveTimeout < c.Epoch {
+		return c.Budgets.MoveTimeout
+	}
+	return c.Epoch / 2
 }
 
 // TenantBudget returns the fast-tier bytes of a tenant, 0 for no limit.
