@@ -20,6 +20,9 @@ var (
 	ErrNoMemory = errors.New("target node out of memory")
 	// ErrBadRange: an address range is empty, unaligned or inverted.
 	ErrBadRange = errors.New("bad address range")
+	// ErrBudget: a migration budget (pages per epoch, or bytes per
+	// second before the deadline) is spent; the work was not attempted.
+	ErrBudget = errors.New("migration budget exhausted")
 	// ErrParse: a sysfs or procfs file could not be parsed; the wrapping
 	// error names the file.
 	ErrParse = errors.New("parse error")
