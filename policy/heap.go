@@ -4,23 +4,26 @@ package policy
 // resident block and update its key in O(log n).
 type item struct {
 	b     *Block
-	key   float64 // smaller is evicted first
+	rank  int32   // compared first: smaller is evicted first (class, priority)
+	key   float64 // compared second: smaller is evicted first
 	tie   int64   // breaks equal keys: smaller first (for example last access)
 	index int     // position in the heap, -1 when not in it
 	// Per-policy state.
-	freq   float64
-	last   Time
-	regret float64
-	n      int64
+	freq   float64 // access count or accumulated score
+	regret float64 // regret_aware's regret
+	last   int64   // logical step of the last access or of the eviction
 }
 
-// minHeap is an indexed binary min-heap ordered by (key, tie).
+// minHeap is an indexed binary min-heap ordered by (rank, key, tie).
 type minHeap struct {
 	items []*item
 }
 
 func (h *minHeap) less(i, j int) bool {
 	a, b := h.items[i], h.items[j]
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
 	if a.key != b.key {
 		return a.key < b.key
 	}
@@ -102,3 +105,10 @@ func (h *minHeap) min() *item {
 
 // len returns the number of items.
 func (h *minHeap) len() int { return len(h.items) }
+
+// reheap restores order after many keys changed at once, in O(n).
+func (h *minHeap) reheap() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}

@@ -123,6 +123,16 @@ type Policy interface {
 	Len() int
 }
 
+// Updater is implemented by policies that react when the metadata of a
+// tracked block changes without an access: a class demotion
+// (think_active -> think_complete), a priority or lifetime change, a
+// sequence that grew. Set.Update calls it after b.Meta holds the new
+// metadata; old is the metadata before. It is O(1) or O(log n) like every
+// other event. Wrappers forward it to their inner policy.
+type Updater interface {
+	Update(b *Block, old Meta, now Time)
+}
+
 // Sentinel errors.
 var (
 	// ErrUnknownPolicy is returned for a policy name that is not registered.

@@ -122,17 +122,57 @@ func (s *Set) SetPinned(b *Block, pinned bool, now Time) {
 	if b.Meta.Pinned == pinned {
 		return
 	}
+	m := b.Meta
+	m.Pinned = pinned
+	// Size is unchanged, so nothing has to be evicted and no error occurs.
+	_, _ = s.Update(b, m, now, nil)
+}
+
+// Update gives b new metadata. A resident block that becomes pinned leaves
+// the policy's candidates; one that becomes unpinned joins them. A policy
+// that implements Updater is told about any other change of an unpinned
+// block, resident or not. If a resident block grew, victims are evicted to
+// stay within the capacity and appended to evicted; ErrNoRoom is returned
+// when pinned blocks leave no room (the block stays resident).
+func (s *Set) Update(b *Block, m Meta, now Time, evicted []*Block) ([]*Block, error) {
+	old := b.Meta
 	_, res := s.resident[b.ID]
-	if res && pinned {
+	if !res {
+		b.Meta = m
+		if !m.Pinned {
+			s.notify(b, old, now)
+		}
+		return evicted, nil
+	}
+	switch {
+	case !old.Pinned && m.Pinned:
 		s.pol.Evict(b, now)
-		s.pinnedBytes += b.Meta.Size
+	case old.Pinned:
+		s.pinnedBytes -= old.Size
 	}
-	if res && !pinned {
-		s.pinnedBytes -= b.Meta.Size
-	}
-	b.Meta.Pinned = pinned
-	if res && !pinned {
+	s.used += m.Size - old.Size
+	b.Meta = m
+	switch {
+	case m.Pinned:
+		s.pinnedBytes += m.Size
+	case old.Pinned:
 		s.pol.Admit(b, now)
+	default:
+		s.notify(b, old, now)
+	}
+	if s.used <= s.capacity {
+		return evicted, nil
+	}
+	evicted, err := s.MakeRoom(0, now, evicted)
+	if err != nil {
+		return evicted, fmt.Errorf("updating block %d: %w", b.ID, err)
+	}
+	return evicted, nil
+}
+
+func (s *Set) notify(b *Block, old Meta, now Time) {
+	if u, ok := s.pol.(Updater); ok {
+		u.Update(b, old, now)
 	}
 }
 

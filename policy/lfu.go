@@ -1,0 +1,67 @@
+package policy
+
+func init() {
+	Register(Info{
+		Name: "lfu",
+		Doc: "least frequently used: evict the resident block with the fewest accesses since admission, " +
+			"the least recently used among equals",
+		New: func(*Params, Env) (Policy, error) { return NewLFU(), nil },
+	})
+}
+
+// LFU evicts the resident block with the fewest accesses since it was
+// admitted (the access that missed counts as the first); among blocks with
+// equal counts, the least recently used. Counts start afresh at each
+// admission, as in the seed's in-cache LFU. Events are O(log n) in a min-heap
+// keyed by (count, last access step). State: one item per resident block;
+// nothing is kept after eviction, plus the ID of the last block accessed
+// while not resident, so its miss counts once it is admitted.
+type LFU struct {
+	k       keyed
+	pending BlockID // last block accessed while not resident
+	hasPend bool
+}
+
+// NewLFU returns an empty LFU policy.
+func NewLFU() *LFU { return &LFU{k: newKeyed()} }
+
+// Access counts an access of a resident block and makes it the most recent
+// among blocks of its count.
+func (p *LFU) Access(b *Block, _ Time) {
+	step := p.k.tick()
+	it, ok := p.k.get(b.ID)
+	if !ok {
+		p.pending, p.hasPend = b.ID, true
+		return
+	}
+	it.key++
+	it.tie = step
+	p.k.fix(it)
+}
+
+// Admit inserts b with a count of 1 if its miss was just seen, else 0.
+func (p *LFU) Admit(b *Block, _ Time) {
+	it := &item{b: b, tie: p.k.tick()}
+	if p.hasPend && p.pending == b.ID {
+		it.key = 1
+	}
+	p.hasPend = false
+	p.k.add(it)
+}
+
+// Evict removes b.
+func (p *LFU) Evict(b *Block, _ Time) { p.k.remove(b.ID) }
+
+// Forget removes b.
+func (p *LFU) Forget(b *Block) {
+	p.k.remove(b.ID)
+	if p.pending == b.ID {
+		p.hasPend = false
+	}
+}
+
+// Victim returns the least frequently used block, least recent among equals.
+func (p *LFU) Victim(Time) (*Block, bool) { return p.k.victim() }
+
+// Len returns the number of resident blocks.
+func (p *LFU) Len() int { return p.k.len() }
