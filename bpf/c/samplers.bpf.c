@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* kvtier's access samplers. Every program resolves an access to
+ * (region, block) through the watch list and counts it in kvtier.h's
+ * count map of the current epoch. */
+#include "kvtier.h"
+#include <bpf/bpf_core_read.h>
+
+char __license[] SEC("license") = "Dual BSD/GPL";
+
+/* ---- perf and sw-page-faults: perf_event programs ---- */
+
+/* The perf_event program context (uapi struct bpf_perf_event_data on
+ * x86_64: the user pt_regs, then sample_period and addr). */
+struct perf_ctx {
+	__u64 regs[21];
+	__u64 sample_period;
+	__u64 addr;
+};
+
+/* KIND_READ for PEBS load sampling, else KIND_UNKNOWN; set by the loader. */
+volatile const __u32 perf_kind = KIND_UNKNOWN;
+
+SEC("perf_event")
+int on_perf(struct perf_ctx *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	record(tgid, ctx->addr, 1, 1, perf_kind);
+	return 0;
+}
+
+/* ---- fault: exceptions:page_fault_user as a raw tracepoint ----
+ * TP_PROTO(unsigned long address, struct pt_regs *regs, unsigned long error_code) */
+SEC("raw_tracepoint/page_fault_user")
+int on_fault(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 err = ctx->args[2];
+	record(tgid, ctx->args[0], 1, 1, (err & 2) ? KIND_WRITE : KIND_READ);
+	return 0;
+}
+
+/* ---- uprobe: application hints ----
+ * void kvtier_hint_access(const void *addr, size_t len) */
+struct pt_regs {
+	unsigned long bx;
+	unsigned long ax;
+	unsigned long si;
+	unsigned long di;
+} __attribute__((preserve_access_index));
+
+SEC("uprobe")
+int on_hint_c(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	record(tgid, ctx->di, ctx->si, 1, KIND_UNKNOWN);
+	return 0;
+}
+
+/* Go's register ABI (amd64): the first integer arguments in RAX, RBX. */
+SEC("uprobe")
+int on_hint_go(struct pt_regs *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	record(tgid, ctx->ax, ctx->bx, 1, KIND_UNKNOWN);
+	return 0;
+}
+
+/* ---- damon: damon:damon_aggregated as a raw tracepoint ---- */
+
+struct damon_addr_range {
+	unsigned long start;
+	unsigned long end;
+} __attribute__((preserve_access_index));
+
+struct damon_region {
+	struct damon_addr_range ar;
+	unsigned int nr_accesses;
+} __attribute__((preserve_access_index));
+
+/* DAMON target index -> tgid, written by the loader in the order it wrote
+ * the kdamond's targets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u32);
+} damon_targets SEC(".maps");
+
+/* Positions of target_id and the damon_region pointer among the
+ * tracepoint's arguments (they moved between kernel versions); the loader
+ * reads them from the kernel's BTF. */
+volatile const __u32 damon_tid_arg = 0;
+volatile const __u32 damon_region_arg = 1;
+
+struct damon_walk {
+	__u64 first;
+	__u64 n;
+	__u64 now;
+	__u32 id;
+};
+
+static long damon_block(__u64 i, struct damon_walk *w)
+{
+	count_block(w->id, w->first + i, w->n, KIND_UNKNOWN, w->now);
+	return 0;
+}
+
+static __always_inline __u64 arg(struct bpf_raw_tracepoint_args *ctx, __u32 i)
+{
+	switch (i) {
+	case 0: return ctx->args[0];
+	case 1: return ctx->args[1];
+	case 2: return ctx->args[2];
+	default: return ctx->args[3];
+	}
+}
+
+SEC("raw_tracepoint/damon_aggregated")
+int on_damon(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u32 tid = arg(ctx, damon_tid_arg);
+	struct damon_region *dr = (void *)arg(ctx, damon_region_arg);
+	__u32 *tgid = bpf_map_lookup_elem(&damon_targets, &tid);
+	if (!tgid || !*tgid)
+		return 0;
+	struct watch_proc *p = bpf_map_lookup_elem(&watch, tgid);
+	if (!p)
+		return 0;
+	__u64 start = BPF_CORE_READ(dr, ar.start);
+	__u64 end = BPF_CORE_READ(dr, ar.end);
+	__u64 n = BPF_CORE_READ(dr, nr_accesses);
+	stat_add(STAT_EVENTS, 1);
+	if (n == 0 || end <= start)
+		return 0;
+	struct damon_walk w = { .n = n, .now = bpf_ktime_get_ns() };
+	int hit = 0;
+	for (int i = 0; i < MAX_REGIONS; i++) {
+		if (i >= p->n)
+			break;
+		struct watch_region *r = &p->r[i];
+		if (end <= r->start || start >= r->end || r->block_size == 0)
+			continue;
+		__u64 lo = start > r->start ? start : r->start;
+		__u64 hi = end < r->end ? end : r->end;
+		w.id = r->id;
+		w.first = (lo - r->start) / r->block_size;
+		__u64 nblocks = (hi - 1 - r->start) / r->block_size - w.first + 1;
+		bpf_loop(nblocks, damon_block, &w, 0);
+		hit = 1;
+	}
+	if (!hit)
+		stat_add(STAT_OUTSIDE, 1);
+	return 0;
+}

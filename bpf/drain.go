@@ -1,0 +1,137 @@
+//go:build linux && amd64
+
+package bpf
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cilium/ebpf"
+)
+
+const drainBatch = 4096
+
+// Drain implements Sampler. It swaps the epoch slot to the idle count map;
+// the kernel's update of an array-of-maps returns only after every running
+// program has finished (synchronize_rcu), so the old map receives no more
+// events and is read and emptied here.
+func (c *core) Drain(dst []Count) ([]Count, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return dst, ErrClosed
+	}
+	old, next := c.objs.CountsA, c.objs.CountsB
+	if c.active == c.objs.CountsB {
+		old, next = next, old
+	}
+	if err := c.objs.Epoch.Update(uint32(0), uint32(next.FD()), ebpf.UpdateAny); err != nil {
+		return dst, fmt.Errorf("swapping the epoch count map: %w", err)
+	}
+	c.active = next
+	start := len(dst)
+	dst, err := drainMap(old, dst)
+	if err != nil {
+		return dst, err
+	}
+	slices.SortFunc(dst[start:], func(a, b Count) int {
+		if a.Region != b.Region {
+			return cmpU64(uint64(a.Region), uint64(b.Region))
+		}
+		return cmpU64(uint64(a.Block), uint64(b.Block))
+	})
+	c.drains++
+	return dst, nil
+}
+
+// drainMap appends and deletes every entry of a quiet count map.
+func drainMap(m *ebpf.Map, dst []Count) ([]Count, error) {
+	keys := make([]kvtierCountKey, drainBatch)
+	vals := make([]kvtierCountVal, drainBatch)
+	var cursor ebpf.MapBatchCursor
+	for {
+		n, err := m.BatchLookupAndDelete(&cursor, keys, vals, nil)
+		for i := range n {
+			dst = append(dst, toCount(keys[i], vals[i]))
+		}
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return dst, nil
+		}
+		if errors.Is(err, ebpf.ErrNotSupported) {
+			return drainIter(m, dst)
+		}
+		if err != nil {
+			return dst, fmt.Errorf("draining counts: %w", err)
+		}
+	}
+}
+
+// drainIter is drainMap for kernels without batch operations.
+func drainIter(m *ebpf.Map, dst []Count) ([]Count, error) {
+	var (
+		k    kvtierCountKey
+		v    kvtierCountVal
+		keys []kvtierCountKey
+	)
+	it := m.Iterate()
+	for it.Next(&k, &v) {
+		dst = append(dst, toCount(k, v))
+		keys = append(keys, k)
+	}
+	if err := it.Err(); err != nil {
+		return dst, fmt.Errorf("reading counts: %w", err)
+	}
+	for _, k := range keys {
+		if err := m.Delete(k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return dst, fmt.Errorf("clearing counts: %w", err)
+		}
+	}
+	return dst, nil
+}
+
+func toCount(k kvtierCountKey, v kvtierCountVal) Count {
+	return Count{Region: k.Region, Block: k.Block, Accesses: v.Accesses,
+		Reads: v.Reads, Writes: v.Writes, LastSeen: v.LastSeen}
+}
+
+// Stats implements Sampler.
+func (c *core) Stats() (Stats, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return Stats{}, ErrClosed
+	}
+	var sums [4]uint64
+	for i := range sums {
+		var per []uint64
+		if err := c.objs.Stats.Lookup(uint32(i), &per); err != nil {
+			return Stats{}, fmt.Errorf("reading statistics: %w", err)
+		}
+		for _, v := range per {
+			sums[i] += v
+		}
+	}
+	return Stats{Events: sums[0], Matched: sums[1], Outside: sums[2], Drops: sums[3], Drains: c.drains}, nil
+}
+
+// Close implements Sampler: it detaches the programs (closing links and
+// perf events in reverse order of creation), then frees the maps.
+func (c *core) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		errs = append(errs, c.closers[i].Close())
+	}
+	c.closers = nil
+	errs = append(errs, c.objs.Prog.Close(), c.objs.kvtierMaps.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("closing sampler %s: %w", c.name, err)
+	}
+	return nil
+}

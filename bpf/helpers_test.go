@@ -1,0 +1,80 @@
+//go:build linux && amd64
+
+package bpf
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const page = 4096
+
+// requireRoot skips tests that load BPF programs when not run as root.
+func requireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("loading BPF programs needs root")
+	}
+}
+
+// openOrSkip opens a sampler, skipping only when the kernel lacks it.
+func openOrSkip(t testing.TB, name string, opts Options) Sampler {
+	t.Helper()
+	requireRoot(t)
+	s, err := Open(name, opts)
+	if errors.Is(err, ErrNotSupported) {
+		t.Skipf("kernel lacks what sampler %s needs: %v", name, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// freshMap maps n bytes of anonymous memory without huge pages, so every
+// first touch of a page faults once.
+func freshMap(t testing.TB, n int) []byte {
+	t.Helper()
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Madvise(b, unix.MADV_NOHUGEPAGE); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(b) })
+	return b
+}
+
+func addr(b []byte) uint64 { return uint64(uintptr(unsafe.Pointer(&b[0]))) }
+
+// touchPages writes one byte to each page offset in pages on a locked
+// thread.
+func touchPages(b []byte, pages []int) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, p := range pages {
+		b[p*page] = 1
+	}
+}
+
+// progIDs lists the kernel's loaded BPF program IDs.
+func progIDs(t testing.TB) map[uint32]bool {
+	t.Helper()
+	ids := map[uint32]bool{}
+	var id uint32
+	for {
+		next, err := progGetNextID(id)
+		if err != nil {
+			return ids
+		}
+		ids[next] = true
+		id = next
+	}
+}

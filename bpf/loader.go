@@ -1,0 +1,210 @@
+//go:build linux && amd64
+
+package bpf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+)
+
+// objects are the maps every sampler shares plus the one program it runs.
+type objects struct {
+	Prog *ebpf.Program `ebpf:"prog"`
+	kvtierMaps
+}
+
+// procHooks lets a sampler act when a process joins or leaves the watch
+// list (the uprobe sampler attaches to its binary, damon reconfigures its
+// targets). Both are called with the core's lock held.
+type procHooks interface {
+	addProc(pid uint32) error
+	removeProc(pid uint32) error
+}
+
+// core is the machinery every sampler shares: the watch list, the two
+// epoch count maps, the statistics and the attachments to close.
+type core struct {
+	name string
+	mu   sync.Mutex
+	objs objects
+	// active is the count map programs write to now.
+	active  *ebpf.Map
+	regions map[uint32]Region
+	procs   map[uint32]int // pid -> watched regions
+	maxProc int
+	hooks   procHooks
+	closers []io.Closer // detached in reverse order by Close
+	drains  uint64
+	closed  bool
+}
+
+// load loads the shared maps and the program called prog, with the map
+// sizes of opts and the constants in consts.
+func load(name, prog string, opts Options, consts map[string]any) (*core, error) {
+	spec, err := loadKvtier()
+	if err != nil {
+		return nil, err
+	}
+	ps, ok := spec.Programs[prog]
+	if !ok {
+		return nil, fmt.Errorf("program %s missing from the BPF object", prog)
+	}
+	for _, m := range []string{kvtierMapCountsA, kvtierMapCountsB} {
+		spec.Maps[m].MaxEntries = opts.MaxBlocks
+	}
+	spec.Maps[kvtierMapEpoch].InnerMap.MaxEntries = opts.MaxBlocks
+	spec.Maps[kvtierMapWatch].MaxEntries = opts.MaxProcesses
+	spec.Maps[kvtierMapDamonTargets].MaxEntries = opts.MaxProcesses
+	for k, v := range consts {
+		if err := spec.Variables[k].Set(v); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", k, err)
+		}
+	}
+	c := &core{
+		name:    name,
+		regions: map[uint32]Region{},
+		procs:   map[uint32]int{},
+		maxProc: int(opts.MaxProcesses),
+	}
+	// Load only the program this sampler runs: the others may need
+	// kernel types this kernel lacks (DAMON's on 6.1).
+	spec.Programs = map[string]*ebpf.ProgramSpec{"prog": ps}
+	ps.Name = prog
+	if err := spec.LoadAndAssign(&c.objs, nil); err != nil {
+		return nil, classify(fmt.Errorf("loading BPF program %s: %w", prog, err))
+	}
+	c.active = c.objs.CountsA
+	return c, nil
+}
+
+// classify adds this package's sentinel errors to a load or attach error.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%w (%w: need root or CAP_BPF and CAP_PERFMON)", err, ErrPermission)
+	case errors.Is(err, ebpf.ErrNotSupported):
+		return fmt.Errorf("%w (%w)", err, ErrNotSupported)
+	}
+	return err
+}
+
+// Name implements Sampler.
+func (c *core) Name() string { return c.name }
+
+// Watch implements Sampler.
+func (c *core) Watch(r Region) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	if _, dup := c.regions[r.ID]; dup {
+		return fmt.Errorf("region %d is already watched: %w", r.ID, ErrBadRegion)
+	}
+	n := c.procs[r.PID]
+	if n >= MaxRegionsPerProcess {
+		return fmt.Errorf("pid %d has %d regions: %w", r.PID, n, ErrTooManyRegions)
+	}
+	if n == 0 && len(c.procs) >= c.maxProc {
+		return fmt.Errorf("%d processes watched: %w", len(c.procs), ErrTooManyRegions)
+	}
+	for _, o := range c.regions {
+		if o.PID == r.PID && r.Start < o.End && o.Start < r.End {
+			return fmt.Errorf("region %d (%#x-%#x) overlaps region %d of pid %d: %w",
+				r.ID, r.Start, r.End, o.ID, r.PID, ErrBadRegion)
+		}
+	}
+	if n == 0 && c.hooks != nil {
+		if err := c.hooks.addProc(r.PID); err != nil {
+			return err
+		}
+	}
+	c.regions[r.ID] = r
+	c.procs[r.PID] = n + 1
+	if err := c.writeProc(r.PID); err != nil {
+		c.forget(r)
+		return err
+	}
+	return nil
+}
+
+// Unwatch implements Sampler.
+func (c *core) Unwatch(id uint32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
+	}
+	r, ok := c.regions[id]
+	if !ok {
+		return fmt.Errorf("unwatching region %d: %w", id, ErrNoRegion)
+	}
+	if err := c.forget(r); err != nil {
+		return err
+	}
+	return c.writeProc(r.PID)
+}
+
+// forget drops r from the bookkeeping (not from the kernel's watch list).
+func (c *core) forget(r Region) error {
+	delete(c.regions, r.ID)
+	c.procs[r.PID]--
+	if c.procs[r.PID] > 0 {
+		return nil
+	}
+	delete(c.procs, r.PID)
+	if c.hooks != nil {
+		return c.hooks.removeProc(r.PID)
+	}
+	return nil
+}
+
+// writeProc writes pid's regions, sorted by address, to the watch map, or
+// deletes its entry when it has none.
+func (c *core) writeProc(pid uint32) error {
+	var rs []Region
+	for _, r := range c.regions {
+		if r.PID == pid {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		err := c.objs.Watch.Delete(pid)
+		if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return fmt.Errorf("removing pid %d from the watch list: %w", pid, err)
+		}
+		return nil
+	}
+	slices.SortFunc(rs, func(a, b Region) int { return cmpU64(a.Start, b.Start) })
+	var p kvtierWatchProc
+	p.N = uint32(len(rs))
+	for i, r := range rs {
+		p.R[i] = kvtierWatchRegion{Start: r.Start, End: r.End, BlockSize: r.BlockSize, Id: r.ID}
+	}
+	if err := c.objs.Watch.Put(pid, &p); err != nil {
+		return fmt.Errorf("writing the watch list of pid %d: %w", pid, err)
+	}
+	return nil
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,112 @@
+//go:build linux && amd64
+
+package bpf
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// TestFaultSamplersSeeExactlyTouchedBlocks touches a known set of pages in
+// a watched region and in memory outside it; the drained counts must name
+// exactly the touched blocks, with one access per touched page.
+func TestFaultSamplersSeeExactlyTouchedBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes bool // the source tells writes apart
+	}{
+		{"fault", true},
+		{"sw-page-faults", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openOrSkip(t, tc.name, Options{})
+			const blockPages = 4
+			in := freshMap(t, 64*page)
+			out := freshMap(t, 16*page)
+			r := Region{ID: 7, PID: uint32(os.Getpid()), Start: addr(in), End: addr(in) + 64*page, BlockSize: blockPages * page}
+			if err := s.Watch(r); err != nil {
+				t.Fatal(err)
+			}
+			// Blocks 0, 3 and 15; two pages of block 3.
+			touchPages(in, []int{0, 12, 13, 63})
+			touchPages(out, []int{0, 1, 2, 3})
+			counts, err := s.Drain(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[uint32]uint64{0: 1, 3: 2, 15: 1}
+			if len(counts) != len(want) {
+				t.Fatalf("drained %+v, want blocks %v", counts, want)
+			}
+			for _, c := range counts {
+				if c.Region != 7 || want[c.Block] != c.Accesses {
+					t.Errorf("count %+v, want region 7 and blocks %v", c, want)
+				}
+				if tc.writes && c.Writes != c.Accesses {
+					t.Errorf("count %+v: writes %d, want %d", c, c.Writes, c.Accesses)
+				}
+				if c.LastSeen == 0 {
+					t.Errorf("count %+v has no last-seen time", c)
+				}
+			}
+			again, err := s.Drain(nil)
+			if err != nil || len(again) != 0 {
+				t.Fatalf("second drain = %+v, %v; want nothing", again, err)
+			}
+			st, err := s.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Matched != 4 || st.Drops != 0 || st.Outside < 4 || st.Drains != 2 {
+				t.Errorf("stats %+v: want 4 matched, no drops, >= 4 outside, 2 drains", st)
+			}
+		})
+	}
+}
+
+func TestOpenUnknown(t *testing.T) {
+	if _, err := Open("nope", Options{}); !errors.Is(err, ErrUnknownSampler) {
+		t.Fatalf("Open(nope) = %v, want ErrUnknownSampler", err)
+	}
+}
+
+// TestCloseLeavesNothing checks the kernel's view: after Close, no program
+// the sampler loaded is still loaded (links and perf events hold programs,
+// so none of those survive either).
+func TestCloseLeavesNothing(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			requireRoot(t)
+			before := progIDs(t)
+			s, err := Open(name, Options{Binary: os.Args[0]})
+			if errors.Is(err, ErrNotSupported) {
+				t.Skipf("kernel lacks what sampler %s needs: %v", name, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			during := progIDs(t)
+			added := 0
+			for id := range during {
+				if !before[id] {
+					added++
+				}
+			}
+			if added == 0 {
+				t.Fatalf("no program appeared while %s was open", name)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for id := range progIDs(t) {
+				if !before[id] && during[id] {
+					t.Errorf("program %d still loaded after Close", id)
+				}
+			}
+			if err := s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}); !errors.Is(err, ErrClosed) {
+				t.Errorf("Watch after Close = %v, want ErrClosed", err)
+			}
+		})
+	}
+}
