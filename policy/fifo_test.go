@@ -8,7 +8,7 @@ func TestFIFO(t *testing.T) {
 		steps []step
 	}{
 		{
-			name: "evicts in admission order",
+			name:  "evicts in admission order",
 			steps: []step{acc(1), acc(2), acc(3), acc(4, 1), acc(5, 2)},
 		},
 		{

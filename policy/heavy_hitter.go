@@ -1,0 +1,178 @@
+package policy
+
+func init() {
+	Register(Info{
+		Name: "heavy_hitter",
+		Doc: "heavy hitters (after H2O): evict the resident block with the lowest accumulated access score, " +
+			"which survives eviction for a while; optionally the most recent blocks are kept regardless",
+		Params: []Param{
+			{Name: "recent", Default: "0", Doc: "share of the resident blocks kept by recency, as H2O's recent " +
+				"window, in [0,1); 0 ranks every block by score"},
+			{Name: "history", Default: "1", Doc: "evicted blocks whose score is remembered, as a multiple of the " +
+				"capacity in blocks, >= 0"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			recent, history := p.Float("recent"), p.Float("history")
+			p.Check(recent >= 0 && recent < 1, "recent", "a share in [0,1)")
+			p.Check(history >= 0, "history", "a multiple >= 0")
+			return NewHeavyHitter(recent, history, env), nil
+		},
+	})
+}
+
+// HeavyHitter keeps the blocks with the highest accumulated access score,
+// as H2O (Zhang et al., NeurIPS'23) keeps the tokens with the highest
+// accumulated attention. An access adds 1 to the block's score (kvtier sees
+// accesses, not attention weights). The score is long-term popularity: it
+// does not decay (the seed gives heavy_hitter none, and names its slowness
+// to adapt to phase changes as its blind spot) and it survives eviction in a
+// ghost list, so a block readmitted soon resumes its score. Ties go to the
+// least recently used block. With recent > 0 the most recently used share of
+// the resident blocks is kept regardless of score (H2O's recent window);
+// blocks leaving it rejoin the scored ones.
+//
+// Events are O(log n). State: one entry per resident block plus at most
+// history × capacity-in-blocks ghosts (an ID and a score each), dropped
+// oldest first.
+type HeavyHitter struct {
+	entries map[BlockID]*hhEntry
+	scored  minHeap
+	recent  list
+	ghosts  idGhosts
+	cap     blockCap
+	share   float64
+	history float64
+	step    int64
+	pending BlockID // last block accessed while not resident
+	pendN   int64   // its accesses while not resident
+}
+
+type hhEntry struct {
+	it       item // in scored; key is the score, tie the last access step
+	n        node // in recent
+	inRecent bool
+}
+
+// NewHeavyHitter returns an empty heavy-hitter policy that keeps a recent
+// share of the resident blocks by recency and remembers the scores of
+// history × capacity evicted blocks.
+func NewHeavyHitter(recent, history float64, env Env) *HeavyHitter {
+	return &HeavyHitter{
+		entries: map[BlockID]*hhEntry{},
+		ghosts:  newIDGhosts(),
+		cap:     newBlockCap(env),
+		share:   recent,
+		history: history,
+	}
+}
+
+// Access adds 1 to the block's score. A resident block becomes the most
+// recent; the access of a block not resident counts once it is admitted.
+func (p *HeavyHitter) Access(b *Block, _ Time) {
+	p.step++
+	e, ok := p.entries[b.ID]
+	if !ok {
+		if p.pending != b.ID {
+			p.pending, p.pendN = b.ID, 0
+		}
+		p.pendN++
+		return
+	}
+	e.it.key++
+	e.it.tie = p.step
+	switch {
+	case e.inRecent:
+		p.recent.moveToFront(&e.n)
+	case p.share > 0:
+		p.scored.remove(&e.it)
+		e.inRecent = true
+		p.recent.pushFront(&e.n)
+		p.balance()
+	default:
+		p.scored.fix(&e.it)
+	}
+}
+
+// Admit inserts b with its remembered score plus its accesses since.
+func (p *HeavyHitter) Admit(b *Block, _ Time) {
+	p.step++
+	e := &hhEntry{it: item{b: b, tie: p.step}, n: node{b: b}}
+	if g, ok := p.ghosts.take(b.ID); ok {
+		e.it.key = float64(g.freq)
+	}
+	if p.pending == b.ID {
+		e.it.key += float64(p.pendN)
+		p.pending, p.pendN = 0, 0
+	}
+	p.entries[b.ID] = e
+	p.cap.observe(len(p.entries))
+	if p.share > 0 {
+		e.inRecent = true
+		p.recent.pushFront(&e.n)
+		p.balance()
+		return
+	}
+	p.scored.push(&e.it)
+}
+
+// balance moves the oldest recent blocks to the scored ones while the
+// recent list holds more than its share.
+func (p *HeavyHitter) balance() {
+	limit := int(p.share * float64(p.cap.get()))
+	for p.recent.len() > limit {
+		n := p.recent.back()
+		p.recent.remove(n)
+		e := p.entries[n.b.ID]
+		e.inRecent = false
+		p.scored.push(&e.it)
+	}
+}
+
+// Evict removes b and remembers its score.
+func (p *HeavyHitter) Evict(b *Block, _ Time) {
+	e, ok := p.remove(b.ID)
+	if !ok {
+		return
+	}
+	if limit := int(p.history * float64(p.cap.get())); limit > 0 {
+		p.ghosts.add(&node{b: b, freq: int64(e.it.key)}, limit)
+	}
+}
+
+func (p *HeavyHitter) remove(id BlockID) (*hhEntry, bool) {
+	e, ok := p.entries[id]
+	if !ok {
+		return nil, false
+	}
+	if e.inRecent {
+		p.recent.remove(&e.n)
+	} else {
+		p.scored.remove(&e.it)
+	}
+	delete(p.entries, id)
+	return e, true
+}
+
+// Forget removes b and its remembered score.
+func (p *HeavyHitter) Forget(b *Block) {
+	p.remove(b.ID)
+	p.ghosts.drop(b.ID)
+	if p.pending == b.ID {
+		p.pending, p.pendN = 0, 0
+	}
+}
+
+// Victim returns the lowest-scored block outside the recent share, or the
+// least recent block when every resident block is in it.
+func (p *HeavyHitter) Victim(Time) (*Block, bool) {
+	if it := p.scored.min(); it != nil {
+		return it.b, true
+	}
+	if n := p.recent.back(); n != nil {
+		return n.b, true
+	}
+	return nil, false
+}
+
+// Len returns the number of resident blocks.
+func (p *HeavyHitter) Len() int { return len(p.entries) }
