@@ -1,0 +1,99 @@
+package numa
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// HugeBacking sums the smaps figures of the mappings overlapping a range.
+// smaps reports whole mappings, so the figures cover every mapping that
+// overlaps the range, not just the overlap.
+type HugeBacking struct {
+	Mappings      int    `json:"mappings"`
+	Size          uint64 `json:"size_bytes"`
+	Rss           uint64 `json:"rss_bytes"`
+	AnonHugePages uint64 `json:"anon_huge_bytes"` // anonymous THP
+	ShmemPmd      uint64 `json:"shmem_pmd_bytes"` // shmem/memfd mapped with PMDs
+	FilePmd       uint64 `json:"file_pmd_bytes"`  // file THP mapped with PMDs
+	THPEligible   bool   `json:"thp_eligible"`    // any mapping may get THPs
+}
+
+// Huge reports whether any of the range is backed by huge pages: then
+// move_pages(2) moves 2 MiB at a time and may answer EBUSY.
+func (h HugeBacking) Huge() bool { return h.AnonHugePages+h.ShmemPmd+h.FilePmd > 0 }
+
+// smapsKeys maps smaps keys to the HugeBacking fields they fill.
+var smapsKeys = map[string]func(*HugeBacking) *uint64{
+	"Size:":           func(h *HugeBacking) *uint64 { return &h.Size },
+	"Rss:":            func(h *HugeBacking) *uint64 { return &h.Rss },
+	"AnonHugePages:":  func(h *HugeBacking) *uint64 { return &h.AnonHugePages },
+	"ShmemPmdMapped:": func(h *HugeBacking) *uint64 { return &h.ShmemPmd },
+	"FilePmdMapped:":  func(h *HugeBacking) *uint64 { return &h.FilePmd },
+}
+
+// ParseSmaps sums the smaps entries (the contents of /proc/PID/smaps) of
+// the mappings overlapping [start, end). Errors give the line.
+func ParseSmaps(r io.Reader, start, end uintptr) (HugeBacking, error) {
+	var h HugeBacking
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxMapsLine)
+	in := false
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		if !strings.HasSuffix(f[0], ":") {
+			m, col, err := parseMapsLine(text)
+			if err != nil {
+				return h, fmt.Errorf("line %d col %d: %v: %w", line, col, err, ErrParse)
+			}
+			if in = m.Start < end && start < m.End; in {
+				h.Mappings++
+			}
+			continue
+		}
+		if !in {
+			continue
+		}
+		if f[0] == "THPeligible:" && len(f) > 1 && f[1] == "1" {
+			h.THPEligible = true
+		}
+		field, ok := smapsKeys[f[0]]
+		if !ok {
+			continue
+		}
+		v, err := parseKB(f[1:])
+		if err != nil {
+			return h, fmt.Errorf("line %d: %s %v: %w", line, f[0], err, ErrParse)
+		}
+		*field(&h) += v
+	}
+	if err := sc.Err(); err != nil {
+		return h, fmt.Errorf("reading smaps: %v: %w", err, ErrParse)
+	}
+	return h, nil
+}
+
+// ReadHugeBacking reads procRoot/PID/smaps (procRoot "" is /proc) for the
+// mappings overlapping [start, end). Errors name the file.
+func ReadHugeBacking(procRoot string, pid int, start, end uintptr) (HugeBacking, error) {
+	path := procPath(procRoot, pid, "smaps")
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return HugeBacking{}, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
+		}
+		return HugeBacking{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	h, err := ParseSmaps(f, start, end)
+	if err != nil {
+		return h, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
