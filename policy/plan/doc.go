@@ -1,0 +1,60 @@
+// Package plan is kvtier's migration planner: once per epoch it decides
+// which tracked KV blocks to promote to the fast tier (DRAM) and which to
+// demote to the slow tier (CXL). The daemon and the simulator's tiering
+// mode run the same planner; only the sampler that feeds it and the mover
+// that executes its plans differ.
+//
+// # Contract
+//
+// The caller tracks blocks (Track, Update, Untrack), reports sampled
+// accesses (Access: block, count, time) and calls Plan at the end of each
+// epoch. A Plan is tentative: the caller executes its demotions, then its
+// promotions, and reports every move back with Done(id, promoted, ok),
+// ok saying whether the block actually moved (move_pages may fail for some
+// pages). The planner's tier accounting changes only through Done, and the
+// policy learns of a promotion (Admit) only when Done reports it. Choosing
+// several victims needs the policy to step past each one, so a victim is
+// taken out of the policy (Evict) when the plan is made; a demotion that
+// Done reports as failed is admitted back. A move that is never reported
+// stays pending: its block is neither a candidate nor a victim, pending
+// promotions count against capacity and quotas, pending demotions count as
+// freed. Untrack abandons a pending move.
+//
+// # Decisions
+//
+// Promotion candidates are the slow blocks sampled this epoch whose heat
+// (sampled accesses, decayed by Decay per epoch) reaches PromoteMin, plus
+// every pinned block found in the slow tier. They are ranked pinned first,
+// then by priority, then by heat. Blocks whose class forbids promotion
+// (think_complete by default: classes demote one way) and blocks moved less
+// than Cooldown ago (hysteresis) are not candidates.
+//
+// Plan makes the decision for the whole batch in one pass. It first selects
+// the batch in rank order within the migration budget (bytes, blocks and
+// pages per epoch, promotions and demotions together), reserving budget
+// for the demotions each promotion makes necessary, and so computes the
+// shortage: per tenant, the bytes over its fast-tier quota, and globally,
+// the bytes over the fast-tier capacity. Then, for each tenant in the
+// batch, its own blocks go first (quota and global shortage); other
+// tenants' blocks are taken only for the global shortage that remains,
+// lowest reference count first, and each affected tenant gets an Event.
+// Promotions whose room could not be made are deferred, lowest rank first.
+// Tenants over their quota without promotions (a quota shrank) demote
+// their own blocks, and a tier over capacity demotes from every tenant.
+//
+// # Buckets
+//
+// Each tenant has one policy instance per (priority, sharing level):
+// priorities low, normal and high, and reference counts <= 1, 2, 3-4 and
+// 5+. A tenant's own victims come from its buckets lowest priority first,
+// unshared before shared, each in its policy's order, so low-priority and
+// unshared blocks leave first whatever the policy. Cross-tenant victims
+// come lowest sharing level first, then lowest priority, then from the
+// tenant holding the most fast-tier bytes. Pinned blocks are never given
+// to a policy, so they never leave the fast tier; ordering by class
+// (think_complete before think_active) is left to the policies.
+//
+// Reconfigure applies new budgets and a new policy without losing tracked
+// blocks (the daemon's SIGHUP). The planner is pure Go, does not log and is
+// not safe for concurrent use.
+package plan

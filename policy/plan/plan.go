@@ -1,0 +1,296 @@
+package plan
+
+import (
+	"sort"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Reason says why a move was planned.
+type Reason uint8
+
+// Reasons of moves.
+const (
+	// ReasonHot promotes a slow block whose sampled heat reached
+	// PromoteMin.
+	ReasonHot Reason = iota
+	// ReasonPinned promotes a pinned block found in the slow tier.
+	ReasonPinned
+	// ReasonQuota demotes a block of a tenant over its quota.
+	ReasonQuota
+	// ReasonCapacity demotes a block of the tenant that needs room.
+	ReasonCapacity
+	// ReasonCrossTenant demotes another tenant's block because the
+	// requesting tenant's own blocks were not enough.
+	ReasonCrossTenant
+)
+
+var reasonNames = [...]string{"hot", "pinned", "quota", "capacity", "cross_tenant"}
+
+// String returns the reason's name.
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) {
+		return reasonNames[r]
+	}
+	return "unknown"
+}
+
+// Move is one planned migration.
+type Move struct {
+	Block   *policy.Block
+	Promote bool // to the fast tier; false demotes to the slow tier
+	Reason  Reason
+}
+
+// Event tells a tenant that another tenant took its fast-tier room.
+type Event struct {
+	Tenant    uint32 // the tenant whose blocks were demoted
+	Requester uint32 // the tenant that needed the room
+	Blocks    int
+	Bytes     int64
+}
+
+// Plan is one epoch's tentative decision. Execute Demote before Promote
+// (demotions make the room) and report every move with Planner.Done.
+type Plan struct {
+	Epoch   uint64
+	Demote  []Move
+	Promote []Move
+	Events  []Event
+	// Shortage is the fast-tier room (bytes) the selected promotions and
+	// over-quota tenants needed, computed before any victim was chosen.
+	Shortage int64
+	// Deferred counts promotion candidates left for a later epoch because
+	// of the migration budget or because no room could be made.
+	Deferred int
+}
+
+// Bytes returns the bytes the plan moves.
+func (pl *Plan) Bytes() int64 {
+	var n int64
+	for _, m := range pl.Demote {
+		n += m.Block.Meta.Size
+	}
+	for _, m := range pl.Promote {
+		n += m.Block.Meta.Size
+	}
+	return n
+}
+
+// budget is the remaining migration budget of one plan.
+type budget struct {
+	bytes, blocks, pages int64
+	limB, limN, limP     bool
+	pageSize             int64
+}
+
+func (p *Planner) newBudget() budget {
+	b := p.cfg.Budget
+	return budget{
+		bytes: b.MoveBytes, blocks: int64(b.MoveBlocks), pages: int64(b.MovePages),
+		limB: b.MoveBytes > 0, limN: b.MoveBlocks > 0, limP: b.MovePages > 0,
+		pageSize: p.cfg.pageSize(),
+	}
+}
+
+func (b *budget) pagesOf(bytes int64) int64 { return (bytes + b.pageSize - 1) / b.pageSize }
+
+// fits reports whether bytes in n blocks fit the remaining budget.
+func (b *budget) fits(bytes, n int64) bool {
+	return (!b.limB || bytes <= b.bytes) && (!b.limN || n <= b.blocks) &&
+		(!b.limP || b.pagesOf(bytes) <= b.pages)
+}
+
+func (b *budget) take(bytes, n int64) {
+	b.bytes -= bytes
+	b.blocks -= n
+	b.pages -= b.pagesOf(bytes)
+}
+
+// give returns what take took.
+func (b *budget) give(bytes, n int64) {
+	b.bytes += bytes
+	b.blocks += n
+	b.pages += b.pagesOf(bytes)
+}
+
+func (b *budget) empty() bool {
+	return (b.limN && b.blocks <= 0) || (b.limB && b.bytes <= 0) || (b.limP && b.pages <= 0)
+}
+
+// need is the room one tenant needs in this plan.
+type need struct {
+	t       *tenant
+	batch   []*entry // its selected promotions, in rank order
+	quota   int64    // bytes over its quota to free from its own blocks
+	global  int64    // bytes of fast-tier shortage its promotions cause
+	reserve [2]int64 // budget reserved for its demotions: bytes, blocks
+}
+
+// Plan decides this epoch's moves at now. It ranks promotion candidates
+// (pinned first, then priority, then heat), selects a batch within the
+// migration budget while computing the shortage it causes, per tenant and
+// globally, and then frees exactly that room: each tenant's own blocks
+// first, other tenants' blocks (lowest reference count first) only for
+// what remains. Promotions that still do not fit are deferred. Victims are
+// taken out of the policy (Evict) as they are chosen; promotions are
+// admitted only when Done reports them.
+func (p *Planner) Plan(now policy.Time) *Plan {
+	pl := &Plan{Epoch: p.epoch + 1}
+	cands := p.candidates(now)
+	p.epoch++
+	p.touched = p.touched[:0]
+
+	bud := p.newBudget()
+	needs, order := p.selectBatch(cands, &bud, pl)
+	for _, n := range order {
+		pl.Shortage += max(n.quota, n.global)
+	}
+	// Room every over-quota tenant or an over-full tier needs even without
+	// promotions (a quota or the capacity shrank).
+	overall, order := p.overCapacity(needs, order)
+	pl.Shortage += overall
+
+	for _, n := range order {
+		bud.give(n.reserve[0], n.reserve[1])
+		freed := p.evictOwn(n.t, max(n.quota, n.global), reasonFor(n), &bud, now, pl)
+		n.quota -= freed
+		n.global -= freed
+	}
+	for _, n := range order {
+		if n.global > 0 {
+			n.global -= p.evictOthers(n.t, n.global, &bud, now, pl)
+		}
+	}
+	for _, n := range order {
+		p.commit(n, pl)
+	}
+	// What is still over capacity (the capacity shrank, or blocks were
+	// tracked as fast beyond it) comes from every tenant.
+	if c := p.cfg.Budget.FastBytes; c > 0 {
+		if over := p.used + p.incoming - p.outgoing - c; over > 0 {
+			p.evictOthers(nil, over, &bud, now, pl)
+		}
+	}
+	// Candidates were never pending, so the pending ones are this plan's
+	// promotions, listed in rank order.
+	for _, e := range cands {
+		if e.pending == pendPromote {
+			r := ReasonHot
+			if e.b.Meta.Pinned {
+				r = ReasonPinned
+			}
+			pl.Promote = append(pl.Promote, Move{Block: e.b, Promote: true, Reason: r})
+		}
+	}
+	return pl
+}
+
+func reasonFor(n *need) Reason {
+	if n.quota > 0 && n.quota >= n.global {
+		return ReasonQuota
+	}
+	return ReasonCapacity
+}
+
+// candidates returns the promotion candidates in rank order.
+func (p *Planner) candidates(now policy.Time) []*entry {
+	var out []*entry
+	for _, e := range p.pinnedSlow {
+		if e.pending == pendNone && !e.fast {
+			out = append(out, e)
+		}
+	}
+	min := p.cfg.promoteMin()
+	for _, e := range p.touched {
+		if e.fast || e.pending != pendNone || e.b.Meta.Pinned {
+			continue
+		}
+		if p.noPromote&(1<<e.b.Meta.Class) != 0 {
+			continue
+		}
+		if e.moved && now-e.lastMove < p.cfg.Cooldown {
+			continue
+		}
+		p.heatNow(e)
+		if e.heat >= min {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.b.Meta.Pinned != b.b.Meta.Pinned {
+			return a.b.Meta.Pinned
+		}
+		if a.b.Meta.Priority != b.b.Meta.Priority {
+			return a.b.Meta.Priority > b.b.Meta.Priority
+		}
+		if a.heat != b.heat {
+			return a.heat > b.heat
+		}
+		return a.b.ID < b.b.ID
+	})
+	return out
+}
+
+// selectBatch picks promotions in rank order while they fit the budget,
+// reserving budget for the demotions each one makes necessary (assuming
+// victims of the candidate's size), and records each tenant's shortage.
+func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) (map[uint32]*need, []*need) {
+	needs := map[uint32]*need{}
+	var order []*need
+	capB := p.cfg.Budget.FastBytes
+	globalFree := capB - p.used - p.incoming + p.outgoing
+	tenantFree := map[uint32]int64{}
+	for i, e := range cands {
+		if bud.empty() {
+			pl.Deferred += len(cands) - i
+			break
+		}
+		size := e.b.Meta.Size
+		t := e.ten
+		q := p.cfg.quota(t.id)
+		if (capB > 0 && size > capB) || (q > 0 && size > q) {
+			pl.Deferred++
+			continue
+		}
+		var gShort, qShort int64
+		if capB > 0 {
+			gShort = max(0, size-max(globalFree, 0))
+		}
+		tf, seen := tenantFree[t.id]
+		if !seen {
+			tf = q - t.used - t.incoming + t.outgoing
+		}
+		if q > 0 {
+			qShort = max(0, size-max(tf, 0))
+		}
+		dem := max(gShort, qShort)
+		victims := int64(0)
+		if dem > 0 {
+			victims = (dem + size - 1) / size
+		}
+		if !bud.fits(size+dem, 1+victims) {
+			pl.Deferred++
+			continue
+		}
+		bud.take(size+dem, 1+victims)
+		n := needs[t.id]
+		if n == nil {
+			n = &need{t: t}
+			if q > 0 && tf < 0 {
+				n.quota = -tf // already over quota before this batch
+			}
+			needs[t.id] = n
+			order = append(order, n)
+		}
+		n.batch = append(n.batch, e)
+		n.quota += qShort
+		n.global += gShort
+		n.reserve[0] += dem
+		n.reserve[1] += victims
+		globalFree -= size
+		tenantFree[t.id] = tf - size
+	}
+	return needs, order
+}
