@@ -9,7 +9,7 @@ import (
 // gen is the state every generator shares: the parameters and the step
 // counter.
 type gen struct {
-	p       WorkloadParams
+	p WorkloadParams
 	t int64 // accesses emitted so far; the next access's Time
 }
 
