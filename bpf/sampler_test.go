@@ -5,7 +5,9 @@ package bpf
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestFaultSamplersSeeExactlyTouchedBlocks touches a known set of pages in
@@ -99,14 +101,44 @@ func TestCloseLeavesNothing(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			for id := range progIDs(t) {
-				if !before[id] && during[id] {
-					t.Errorf("program %d still loaded after Close", id)
+			// The kernel frees programs after an RCU grace period or
+			// from a work queue: give it a moment.
+			var left []uint32
+			for range 100 {
+				left = left[:0]
+				for id := range progIDs(t) {
+					if !before[id] && during[id] {
+						left = append(left, id)
+					}
 				}
+				if len(left) == 0 {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if len(left) > 0 {
+				t.Errorf("programs %v still loaded 2s after Close", left)
 			}
 			if err := s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}); !errors.Is(err, ErrClosed) {
 				t.Errorf("Watch after Close = %v, want ErrClosed", err)
 			}
 		})
+	}
+}
+
+// TestPerfWithoutPMU: on a host without PEBS or IBS the perf sampler
+// refuses with ErrNoPMU naming what it looked for.
+func TestPerfWithoutPMU(t *testing.T) {
+	requireRoot(t)
+	if _, err := DetectPMU("/sys", "", 30); err == nil {
+		t.Skip("this host has a memory-sampling PMU; the no-PMU path is covered by TestDetectPMU")
+	}
+	s, err := Open("perf", Options{})
+	if err == nil {
+		s.Close()
+		t.Fatal("perf opened without a PMU")
+	}
+	if !errors.Is(err, ErrNoPMU) || !strings.Contains(err.Error(), "ibs_op") || !strings.Contains(err.Error(), "mem-loads") {
+		t.Fatalf("Open(perf) = %v; want ErrNoPMU naming PEBS mem-loads and IBS op", err)
 	}
 }
