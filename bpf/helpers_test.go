@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -77,4 +78,22 @@ func progIDs(t testing.TB) map[uint32]bool {
 		ids[next] = true
 		id = next
 	}
+}
+
+// kernelFDs counts this process's descriptors of BPF objects and perf
+// events (anon inodes "bpf-map", "bpf-prog", "bpf_link", "perf_event").
+func kernelFDs(t testing.TB) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err == nil && (strings.HasPrefix(target, "anon_inode:bpf") || target == "anon_inode:[perf_event]") {
+			n++
+		}
+	}
+	return n
 }
