@@ -117,4 +117,3 @@ func (u *uprobes) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
