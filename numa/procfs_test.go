@@ -149,9 +149,15 @@ func TestHugeBackingFixture(t *testing.T) {
 			t.Errorf("%#x-%#x: Huge() = %v", tt.start, tt.end, h.Huge())
 		}
 	}
-	_, err := ParseSmaps(strings.NewReader("10-20 rw-p 0 00:00 0\nRss: many kB\n"), 0, 0x100)
-	if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("bad smaps: %v, want ErrParse at line 2", err)
+	for in, where := range map[string]string{
+		"10-20 rw-p 0 00:00 0\nRss: many kB\n": "line 2",
+		"Rss: 4 kB\n":                          "line 1",
+		"10-20 rw-p 0 00:00 0\nzz-1 rw-p\n":    "line 2 col",
+	} {
+		_, err := ParseSmaps(strings.NewReader(in))
+		if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), where) {
+			t.Errorf("bad smaps %q: %v, want ErrParse at %s", in, err, where)
+		}
 	}
 }
 

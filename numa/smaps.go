@@ -34,13 +34,18 @@ var smapsKeys = map[string]func(*HugeBacking) *uint64{
 	"FilePmdMapped:":  func(h *HugeBacking) *uint64 { return &h.FilePmd },
 }
 
-// ParseSmaps sums the smaps entries (the contents of /proc/PID/smaps) of
-// the mappings overlapping [start, end). Errors give the line.
-func ParseSmaps(r io.Reader, start, end uintptr) (HugeBacking, error) {
-	var h HugeBacking
+// MappingBacking is one mapping of an smaps file with its figures.
+type MappingBacking struct {
+	Mapping
+	HugeBacking
+}
+
+// ParseSmaps parses the contents of /proc/PID/smaps into one entry per
+// mapping (each with Mappings = 1). Errors give the line.
+func ParseSmaps(r io.Reader) ([]MappingBacking, error) {
+	var out []MappingBacking
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxMapsLine)
-	in := false
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
 		f := strings.Fields(text)
@@ -50,16 +55,15 @@ func ParseSmaps(r io.Reader, start, end uintptr) (HugeBacking, error) {
 		if !strings.HasSuffix(f[0], ":") {
 			m, col, err := parseMapsLine(text)
 			if err != nil {
-				return h, fmt.Errorf("line %d col %d: %v: %w", line, col, err, ErrParse)
+				return nil, fmt.Errorf("line %d col %d: %v: %w", line, col, err, ErrParse)
 			}
-			if in = m.Start < end && start < m.End; in {
-				h.Mappings++
-			}
+			out = append(out, MappingBacking{Mapping: m, HugeBacking: HugeBacking{Mappings: 1}})
 			continue
 		}
-		if !in {
-			continue
+		if len(out) == 0 {
+			return nil, fmt.Errorf("line %d: %s before the first mapping: %w", line, f[0], ErrParse)
 		}
+		h := &out[len(out)-1].HugeBacking
 		if f[0] == "THPeligible:" && len(f) > 1 && f[1] == "1" {
 			h.THPEligible = true
 		}
@@ -69,31 +73,59 @@ func ParseSmaps(r io.Reader, start, end uintptr) (HugeBacking, error) {
 		}
 		v, err := parseKB(f[1:])
 		if err != nil {
-			return h, fmt.Errorf("line %d: %s %v: %w", line, f[0], err, ErrParse)
+			return nil, fmt.Errorf("line %d: %s %v: %w", line, f[0], err, ErrParse)
 		}
-		*field(&h) += v
+		*field(h) += v
 	}
 	if err := sc.Err(); err != nil {
-		return h, fmt.Errorf("reading smaps: %v: %w", err, ErrParse)
+		return nil, fmt.Errorf("reading smaps: %v: %w", err, ErrParse)
 	}
-	return h, nil
+	return out, nil
 }
 
-// ReadHugeBacking reads procRoot/PID/smaps (procRoot "" is /proc) for the
-// mappings overlapping [start, end). Errors name the file.
-func ReadHugeBacking(procRoot string, pid int, start, end uintptr) (HugeBacking, error) {
+// Sum adds up the figures of the mappings overlapping [start, end).
+func Sum(ms []MappingBacking, start, end uintptr) HugeBacking {
+	var h HugeBacking
+	for _, m := range ms {
+		if m.Start < end && start < m.End {
+			b := m.HugeBacking
+			h.Mappings++
+			h.Size += b.Size
+			h.Rss += b.Rss
+			h.AnonHugePages += b.AnonHugePages
+			h.ShmemPmd += b.ShmemPmd
+			h.FilePmd += b.FilePmd
+			h.THPEligible = h.THPEligible || b.THPEligible
+		}
+	}
+	return h
+}
+
+// ReadSmaps reads procRoot/PID/smaps (procRoot "" is /proc). Errors name
+// the file.
+func ReadSmaps(procRoot string, pid int) ([]MappingBacking, error) {
 	path := procPath(procRoot, pid, "smaps")
 	f, err := os.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return HugeBacking{}, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
+			return nil, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
 		}
-		return HugeBacking{}, fmt.Errorf("reading %s: %w", path, err)
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	h, err := ParseSmaps(f, start, end)
+	ms, err := ParseSmaps(f)
 	if err != nil {
-		return h, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return h, nil
+	return ms, nil
+}
+
+// ReadHugeBacking reads procRoot/PID/smaps and sums the mappings
+// overlapping [start, end). Errors name the file.
+func ReadHugeBacking(procRoot string, pid int, start, end uintptr) (HugeBacking, error) {
+	ms, err := ReadSmaps(procRoot, pid)
+	if err != nil {
+		return HugeBacking{}, err
+	}
+	return Sum(ms, start, end), nil
 }
