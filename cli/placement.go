@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kvtier/kvtier/numa"
+)
+
+func init() { register(newPlacementCmd) }
+
+func newPlacementCmd() *cobra.Command {
+	var (
+		pid    int
+		rng    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "placement",
+		Short: "Show which NUMA node holds each page of a process's memory",
+		Long: "Ask the kernel (move_pages(2) in query mode) where the pages of a process\n" +
+			"live, per mapping: pages per node, pages not present, huge-page backing.\n" +
+			"With --range only the mappings overlapping START-END (hex) are shown,\n" +
+			"clipped to it. Works without the daemon; needs ptrace access to the process.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pid <= 0 {
+				return usageError("--pid is required and must be a positive process ID, got %d", pid)
+			}
+			var r *addrRange
+			if rng != "" {
+				parsed, err := parseAddrRange(rng)
+				if err != nil {
+					return usageError("--range %q: %v", rng, err)
+				}
+				r = &parsed
+			}
+			rep, err := pidPlacement(pid, r)
+			if err != nil {
+				return withCode(placementExitCode(err), err)
+			}
+			return writePlacement(cmd.OutOrStdout(), rep, asJSON)
+		},
+	}
+	cmd.Flags().IntVar(&pid, "pid", 0, "process to inspect")
+	cmd.Flags().StringVar(&rng, "range", "", "address range START-END in hex (e.g. 7f0000000000-7f0040000000)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// addrRange is [Start, End).
+type addrRange struct{ Start, End uintptr }
+
+// parseAddrRange parses "START-END" in hex, with or without 0x.
+func parseAddrRange(s string) (addrRange, error) {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		return addrRange{}, errors.New("want START-END in hex")
+	}
+	start, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(a), "0x"), 16, 64)
+	if err != nil {
+		return addrRange{}, fmt.Errorf("start %q is not a hex address", a)
+	}
+	end, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(b), "0x"), 16, 64)
+	if err != nil {
+		return addrRange{}, fmt.Errorf("end %q is not a hex address", b)
+	}
+	if end <= start {
+		return addrRange{}, fmt.Errorf("end %#x is not above start %#x", end, start)
+	}
+	return addrRange{uintptr(start), uintptr(end)}, nil
+}
+
+// placementReport is what `kvtier placement` prints.
+type placementReport struct {
+	PID       int              `json:"pid"`
+	Comm      string           `json:"comm"`
+	StartTime uint64           `json:"start_time_ticks"`
+	PageSize  int              `json:"page_size"`
+	Regions   []numa.Placement `json:"regions"`
+	Total     numa.Placement   `json:"total"`
+}
+
+// kernelMappings are not user memory and cannot be queried.
+var kernelMappings = map[string]bool{"[vsyscall]": true, "[vvar]": true, "[vvar_vclock]": true, "[vdso]": true}
+
+// pidPlacement queries the placement of process pid's mappings, all of
+// them or those overlapping r (clipped to it), without the daemon. The
+// daemon-backed --region mode can reuse it with the region's range.
+func pidPlacement(pid int, r *addrRange) (placementReport, error) {
+	p, err := numa.OpenProcess(pid)
+	if err != nil {
+		return placementReport{}, err
+	}
+	defer p.Close()
+	rep := placementReport{PID: pid, Comm: p.Comm(), StartTime: p.StartTime(), PageSize: numa.PageSize,
+		Regions: []numa.Placement{}, Total: numa.Placement{PerNode: map[int]int{}}}
+	maps, err := p.Maps()
+	if err != nil {
+		return rep, err
+	}
+	if r != nil {
+		maps = maps.Overlapping(r.Start, r.End)
+		if len(maps) == 0 {
+			return rep, fmt.Errorf("pid %d has no mapping in %#x-%#x: %w", pid, r.Start, r.End, numa.ErrBadRange)
+		}
+	}
+	smaps, err := numa.ReadSmaps("", pid)
+	if err != nil {
+		return rep, err
+	}
+	for _, m := range maps {
+		if kernelMappings[m.Path] {
+			continue
+		}
+		start, end := m.Start, m.End
+		if r != nil {
+			start, end = max(start, r.Start), min(end, r.End)
+		}
+		pl, err := p.Placement(start, end, 0)
+		if err != nil {
+			return rep, err
+		}
+		pl.Name = m.Name()
+		huge := numa.Sum(smaps, start, end)
+		pl.Huge = &huge
+		rep.Regions = append(rep.Regions, pl)
+		addPlacement(&rep.Total, pl)
+	}
+	if len(rep.Regions) > 0 {
+		rep.Total.Start, rep.Total.End = rep.Regions[0].Start, rep.Regions[len(rep.Regions)-1].End
+	}
+	return rep, nil
+}
+
+func addPlacement(total *numa.Placement, pl numa.Placement) {
+	total.Pages += pl.Pages
+	total.NotPresent += pl.NotPresent
+	for n, c := range pl.PerNode {
+		total.PerNode[n] += c
+	}
+	for e, c := range pl.Errnos {
+		if total.Errnos == nil {
+			total.Errnos = map[string]int{}
+		}
+		total.Errnos[e] += c
+	}
+}
+
+// placementExitCode maps numa's sentinels to exit codes.
+func placementExitCode(err error) int {
+	if errors.Is(err, numa.ErrProcessGone) || errors.Is(err, numa.ErrBadRange) {
+		return ExitError
+	}
+	return numaExitCode(err)
+}
+
+// writePlacement prints a report as a table or JSON.
+func writePlacement(w io.Writer, rep placementReport, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(rep)
+	}
+	fmt.Fprintf(w, "pid %d (%s), started at tick %d, %d-byte pages\n\n", rep.PID, rep.Comm, rep.StartTime, rep.PageSize)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "START\tEND\tSIZE\tNAME\tPAGES\tNOT_PRESENT\tPER_NODE\tOTHER\tHUGE")
+	for _, pl := range rep.Regions {
+		name := pl.Name
+		if name == "" {
+			name = "[anon]"
+		}
+		huge := "-"
+		if pl.Huge != nil && pl.Huge.Huge() {
+			huge = topoBytes(pl.Huge.AnonHugePages+pl.Huge.ShmemPmd+pl.Huge.FilePmd) + " in THPs"
+		}
+		fmt.Fprintf(tw, "%#x\t%#x\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", pl.Start, pl.End, topoBytes(uint64(pl.End-pl.Start)),
+			name, pl.Pages, pl.NotPresent, perNodeString(pl.PerNode), errnoString(pl.Errnos), huge)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	t := rep.Total
+	_, err := fmt.Fprintf(w, "\ntotal: %d pages in %d mappings, %s, not present %d, other %s\n",
+		t.Pages, len(rep.Regions), perNodeString(t.PerNode), t.NotPresent, errnoString(t.Errnos))
+	return err
+}
+
+func perNodeString(m map[int]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	ids := make([]int, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("node%d=%d", id, m[id])
+	}
+	return strings.Join(parts, ",")
+}
+
+func errnoString(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, ",")
+}
