@@ -1,9 +1,36 @@
 package trace
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
+
+// Format is a trace file format.
+type Format uint8
+
+// Trace file formats.
+const (
+	FormatUnknown  Format = iota
+	FormatJSONL           // kvtier's JSONL (JSONL, JSONLWriter)
+	FormatMooncake        // Mooncake's JSONL (Mooncake)
+	FormatCSV             // kvtier's CSV (CSV, CSVWriter)
+)
+
+var formatNames = [...]string{"unknown", "jsonl", "mooncake", "csv"}
+
+// String returns the format's name: jsonl, mooncake or csv.
+func (f Format) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return "unknown"
+}
 
 // file is a Reader over an open file.
 type file struct {
@@ -14,11 +41,97 @@ type file struct {
 // Close closes the file.
 func (f *file) Close() error { return f.f.Close() }
 
-// OpenMooncake opens a Mooncake JSONL trace file.
-func OpenMooncake(path string, opt MooncakeOptions) (Closer, error) {
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// Format forces a format instead of detecting it.
+	Format Format
+	// Mooncake configures the reader of Mooncake traces.
+	Mooncake MooncakeOptions
+}
+
+// Open opens a trace file, detecting its format: a first line that is a
+// JSON object with a hash_ids key is Mooncake, any other JSON object is
+// kvtier JSONL, and a file named *.csv or whose first line is not JSON is
+// CSV. Mooncake traces are read with the default MooncakeOptions.
+func Open(path string) (Closer, error) { return OpenWith(path, OpenOptions{}) }
+
+// OpenWith opens a trace file with options.
+func OpenWith(path string, opt OpenOptions) (Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening trace: %w", err)
 	}
-	return &file{Reader: NewMooncake(f, path, opt), f: f}, nil
+	format := opt.Format
+	if format == FormatUnknown {
+		format, err = Detect(f, path)
+		if err == nil {
+			_, err = f.Seek(0, io.SeekStart)
+		}
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("opening trace %s: %w", path, err)
+		}
+	}
+	var r Reader
+	switch format {
+	case FormatJSONL:
+		r = NewJSONL(f, path)
+	case FormatMooncake:
+		r = NewMooncake(f, path, opt.Mooncake)
+	case FormatCSV:
+		r = NewCSV(f, path)
+	default:
+		f.Close()
+		return nil, fmt.Errorf("opening trace %s: %w %d", path, ErrUnknownFormat, format)
+	}
+	return &file{Reader: r, f: f}, nil
+}
+
+// OpenMooncake opens a Mooncake JSONL trace file.
+func OpenMooncake(path string, opt MooncakeOptions) (Closer, error) {
+	return OpenWith(path, OpenOptions{Format: FormatMooncake, Mooncake: opt})
+}
+
+// Detect reads the start of r and tells its format (see Open). name's
+// extension breaks ties: an empty *.jsonl file is kvtier JSONL, an empty
+// *.csv file is CSV; any other empty file is ErrUnknownFormat.
+func Detect(r io.Reader, name string) (Format, error) {
+	ext := strings.ToLower(filepath.Ext(name))
+	br := bufio.NewReader(r)
+	var first []byte
+	for len(bytes.TrimSpace(first)) == 0 {
+		line, err := br.ReadSlice('\n')
+		first = append(first[:0], line...)
+		for err == bufio.ErrBufferFull && len(first) < maxLine {
+			line, err = br.ReadSlice('\n')
+			first = append(first, line...)
+		}
+		if err != nil {
+			break
+		}
+	}
+	first = bytes.TrimSpace(first)
+	switch {
+	case len(first) == 0 && ext == ".jsonl":
+		return FormatJSONL, nil
+	case len(first) == 0 && ext == ".csv":
+		return FormatCSV, nil
+	case len(first) == 0:
+		return FormatUnknown, fmt.Errorf("%w: empty file", ErrUnknownFormat)
+	case ext == ".csv" || first[0] != '{':
+		return FormatCSV, nil
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(first, &keys); err != nil {
+		// a malformed line: let the reader report it, in the format it
+		// most likely is
+		if bytes.Contains(first, []byte(`"hash_ids"`)) {
+			return FormatMooncake, nil
+		}
+		return FormatJSONL, nil
+	}
+	if _, ok := keys["hash_ids"]; ok {
+		return FormatMooncake, nil
+	}
+	return FormatJSONL, nil
 }

@@ -1,6 +1,11 @@
 package trace
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -41,4 +46,52 @@ type Reader interface {
 type Closer interface {
 	Reader
 	Close() error
+}
+
+var opNames = [...]string{OpAccess: "access", OpFree: "free", OpUpdate: "update"}
+
+// String returns the op's name in trace files: access, free or update.
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ParseOp parses an op name as printed by Op.String.
+func ParseOp(s string) (Op, error) {
+	for i, n := range opNames {
+		if n == s {
+			return Op(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown op %q (want access, free or update)", s)
+}
+
+// Writer writes records to a trace file. Records are buffered: Flush
+// writes them out, Close flushes and closes the underlying writer if it
+// is an io.Closer.
+type Writer interface {
+	Write(Record) error
+	Flush() error
+	Close() error
+}
+
+// Copy writes every record of r to w, flushes w and returns the number of
+// records copied.
+func Copy(w Writer, r Reader) (int64, error) {
+	var n int64
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return n, w.Flush()
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := w.Write(rec); err != nil {
+			return n, err
+		}
+		n++
+	}
 }

@@ -1,0 +1,101 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fuzzLimit bounds the records read from one input (a Mooncake line may
+// ask for millions of decode blocks).
+const fuzzLimit = 10000
+
+// readFuzz reads up to fuzzLimit records, checking that an error other
+// than io.EOF is a ParseError at a line of the input.
+func readFuzz(t *testing.T, r Reader, input string) []Record {
+	var out []Record
+	for len(out) < fuzzLimit {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v (%T) is not a ParseError", err, err)
+			}
+			if pe.Line < 1 || pe.Line > strings.Count(input, "\n")+1 || pe.File != "fuzz" {
+				t.Fatalf("error %v: line %d outside the input's %d lines", err, pe.Line, strings.Count(input, "\n")+1)
+			}
+			break
+		}
+		out = append(out, rec)
+	}
+	return out
+}
+
+// roundTrip writes recs with w and reads them back with read.
+func roundTrip(t *testing.T, recs []Record, w Writer, buf *bytes.Buffer, read func(io.Reader) Reader) {
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatalf("writing %+v read from the input: %v", r, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, read(buf))
+	if len(recs) > 0 && !reflect.DeepEqual(got, recs) {
+		t.Fatalf("round trip changed the records:\n got %+v\nwant %+v", got, recs)
+	}
+}
+
+func FuzzMooncake(f *testing.F) {
+	f.Add(`{"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]}
+{"timestamp": 0, "input_length": 1000, "output_length": 3, "hash_ids": [0, 14]}`)
+	f.Add(`{"timestamp": 5, "input_length": 0, "output_length": 0, "hash_ids": []}` + "\n\n" + `{"timestamp": 4}`)
+	f.Add(`{"timestamp": 1e3, "input_length": 10, "output_length": 1, "hash_ids": [1], "x": [}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		for _, opt := range []MooncakeOptions{{FreeDecode: true}, {NoDecode: true, Time: TimeStamp, BlockTokens: 16}} {
+			recs := readFuzz(t, NewMooncake(strings.NewReader(in), "fuzz", opt), in)
+			for i := 1; i < len(recs); i++ {
+				if recs[i].Time < recs[i-1].Time {
+					t.Fatalf("record %d: time %d after %d", i, recs[i].Time, recs[i-1].Time)
+				}
+			}
+		}
+	})
+}
+
+func FuzzJSONL(f *testing.F) {
+	var buf bytes.Buffer
+	if _, err := Copy(NewJSONLWriter(&buf), &sliceReader{recs: sampleRecords()}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.String())
+	f.Add(`{"op":"access","time":1,"block":2,"class":"none","lifetime":1e308}` + "\n" + `{"op":"free","time":0,"block":2}`)
+	f.Add(`{"op":"update","time":1,"block":2,"pinned":true} {"x":1}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		recs := readFuzz(t, NewJSONL(strings.NewReader(in), "fuzz"), in)
+		var out bytes.Buffer
+		roundTrip(t, recs, NewJSONLWriter(&out), &out, func(r io.Reader) Reader { return NewJSONL(r, "out") })
+	})
+}
+
+func FuzzCSV(f *testing.F) {
+	var buf bytes.Buffer
+	if _, err := Copy(NewCSVWriter(&buf), &sliceReader{recs: sampleRecords()}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.String())
+	f.Add("block,op,time,size\n1,access,0,4096\n2,free,0,\n")
+	f.Add("time,block,op\n\"1\",2,access\r\n3,4\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		recs := readFuzz(t, NewCSV(strings.NewReader(in), "fuzz"), in)
+		var out bytes.Buffer
+		roundTrip(t, recs, NewCSVWriter(&out), &out, func(r io.Reader) Reader { return NewCSV(r, "out") })
+	})
+}
