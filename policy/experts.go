@@ -85,4 +85,7 @@ type xentry struct {
 	n     node
 	it    item
 	ghost bool
+	// CACHEUS's SR-LRU marks: demoted from R into SR while resident; left
+	// SR as a new block (never reused) while a ghost.
+	demoted, wasNew bool
 }
