@@ -1,0 +1,103 @@
+package policy
+
+import "math"
+
+// recentWindow is seed 003's per-sequence recent window: the last
+// max(Min, ceil(Frac*length)) positions of a sequence. Seed 003 counts
+// tokens (max(32, len/4)); kvtier counts blocks, so the defaults are 2
+// blocks (32 tokens at 16 tokens a block) and a quarter.
+type recentWindow struct {
+	Min  int32
+	Frac float64
+}
+
+// start returns the first position inside the window of a sequence of
+// length n. It never decreases as n grows.
+func (w recentWindow) start(n int32) int32 {
+	return n - max(w.Min, int32(math.Ceil(w.Frac*float64(n))))
+}
+
+// seqState is what seqWindows knows of one sequence.
+type seqState struct {
+	length int32   // longest length seen: max of SeqLen and Pos+1
+	window minHeap // resident blocks inside the window, by position
+	blocks int     // resident blocks joined
+}
+
+// seqWindows tracks, per sequence with resident blocks, the sequence's
+// length and which of its resident blocks are inside its recent window, so
+// that blocks leaving the window as the sequence grows are found in
+// O(log n) each. A block's Seq and Pos must not change while it is joined.
+// Blocks with SeqLen <= 0 carry no sequence position and are never joined.
+// State: one entry per sequence with a joined block.
+type seqWindows struct {
+	w    recentWindow
+	seqs map[uint64]*seqState
+}
+
+func newSeqWindows(w recentWindow) seqWindows {
+	return seqWindows{w: w, seqs: map[uint64]*seqState{}}
+}
+
+// hasSeq reports whether m places its block in a sequence.
+func hasSeq(m Meta) bool { return m.SeqLen > 0 }
+
+// join records a resident block whose window entry is win (win.b set). If
+// watch is false the block only informs the sequence's length. It returns
+// whether the block is inside the window; release is called for other
+// blocks that the block's metadata pushed out of it.
+func (s *seqWindows) join(win *item, watch bool, release func(*Block)) bool {
+	m := win.b.Meta
+	st, ok := s.seqs[m.Seq]
+	if !ok {
+		st = &seqState{}
+		s.seqs[m.Seq] = st
+	}
+	st.blocks++
+	s.grow(st, m, release)
+	if !watch || m.Pos < s.w.start(st.length) {
+		return false
+	}
+	win.key = float64(m.Pos)
+	st.window.push(win)
+	return true
+}
+
+// leave forgets a joined block; inWindow says whether join (or a later
+// observe) left it inside the window.
+func (s *seqWindows) leave(win *item, inWindow bool) {
+	st, ok := s.seqs[win.b.Meta.Seq]
+	if !ok {
+		return
+	}
+	if inWindow {
+		st.window.remove(win)
+	}
+	if st.blocks--; st.blocks <= 0 {
+		delete(s.seqs, win.b.Meta.Seq)
+	}
+}
+
+// observe learns the length of m's sequence, if it has resident blocks,
+// and calls release for each block that left the window.
+func (s *seqWindows) observe(m Meta, release func(*Block)) {
+	if !hasSeq(m) {
+		return
+	}
+	if st, ok := s.seqs[m.Seq]; ok {
+		s.grow(st, m, release)
+	}
+}
+
+func (s *seqWindows) grow(st *seqState, m Meta, release func(*Block)) {
+	n := max(m.SeqLen, m.Pos+1)
+	if n <= st.length {
+		return
+	}
+	st.length = n
+	start := float64(s.w.start(n))
+	for it := st.window.min(); it != nil && it.key < start; it = st.window.min() {
+		st.window.remove(it)
+		release(it.b)
+	}
+}

@@ -1,0 +1,111 @@
+package policy
+
+func init() {
+	Register(Info{
+		Name: "windowed_recency",
+		Doc: "windowed recency (seed 003's recent window, made soft): evict blocks outside their sequence's " +
+			"recent window first, least recently used first, and blocks inside a window only when no other is left",
+		Params: []Param{
+			{Name: "window_min", Default: "2", Doc: "smallest recent window of a sequence, in blocks, >= 0"},
+			{Name: "window_frac", Default: "0.25", Doc: "recent window as a share of the sequence length, in [0,1]"},
+		},
+		New: func(p *Params, _ Env) (Policy, error) {
+			w, err := windowParams(p)
+			return NewWindowed(w), err
+		},
+	})
+}
+
+// windowParams reads window_min and window_frac.
+func windowParams(p *Params) (recentWindow, error) {
+	w := recentWindow{Min: int32(p.Int("window_min")), Frac: p.Float("window_frac")}
+	p.Check(w.Min >= 0 && int(w.Min) == p.Int("window_min"), "window_min", "a block count >= 0")
+	p.Check(w.Frac >= 0 && w.Frac <= 1, "window_frac", "a share in [0,1]")
+	return w, p.Err()
+}
+
+// Windowed is windowed recency: seed 003's per-sequence recent window (the
+// last max(window_min, window_frac × length) blocks of a sequence, which
+// attention reads at every decode step) used as a soft preference rather
+// than streaming's hard protection. Blocks outside every window (and blocks
+// without a sequence position, SeqLen 0) are evicted first, least recently
+// used first; blocks inside a window go only when no other block is left,
+// also least recently used first. A sequence's length is the largest
+// SeqLen (or Pos+1) seen in any event of its blocks, so as a sequence grows
+// its older blocks leave the window and become ordinary candidates. Events
+// are O(log n). State: one entry per resident block and one per sequence
+// with a resident block.
+type Windowed struct {
+	k    keyed
+	wins seqWindows
+	in   map[BlockID]*windowedEntry
+}
+
+type windowedEntry struct {
+	it    item // in k; rank 1 inside a window
+	win   item // in the sequence's window heap
+	joins bool // joined wins
+}
+
+// NewWindowed returns an empty windowed-recency policy.
+func NewWindowed(w recentWindow) *Windowed {
+	return &Windowed{k: newKeyed(), wins: newSeqWindows(w), in: map[BlockID]*windowedEntry{}}
+}
+
+func (p *Windowed) release(b *Block) {
+	if e, ok := p.in[b.ID]; ok {
+		e.it.rank = 0
+		p.k.fix(&e.it)
+	}
+}
+
+// Access makes a resident block the most recent of its group and learns
+// its sequence's length.
+func (p *Windowed) Access(b *Block, _ Time) {
+	tick := p.k.tick()
+	p.wins.observe(b.Meta, p.release)
+	if e, ok := p.in[b.ID]; ok {
+		e.it.tie = tick
+		p.k.fix(&e.it)
+	}
+}
+
+// Admit inserts b as the most recent block of its group.
+func (p *Windowed) Admit(b *Block, _ Time) {
+	e := &windowedEntry{it: item{b: b, tie: p.k.tick()}, win: item{b: b}}
+	p.in[b.ID] = e
+	p.k.add(&e.it)
+	if hasSeq(b.Meta) {
+		e.joins = true
+		if p.wins.join(&e.win, true, p.release) {
+			e.it.rank = 1
+			p.k.fix(&e.it)
+		}
+	}
+}
+
+// Update learns a sequence's new length from changed metadata.
+func (p *Windowed) Update(b *Block, _ Meta, _ Time) { p.wins.observe(b.Meta, p.release) }
+
+// Evict removes b.
+func (p *Windowed) Evict(b *Block, _ Time) { p.Forget(b) }
+
+// Forget removes b.
+func (p *Windowed) Forget(b *Block) {
+	e, ok := p.in[b.ID]
+	if !ok {
+		return
+	}
+	if e.joins {
+		p.wins.leave(&e.win, e.it.rank == 1)
+	}
+	p.k.remove(b.ID)
+	delete(p.in, b.ID)
+}
+
+// Victim returns the least recently used block outside every window, or
+// inside one when no other is left.
+func (p *Windowed) Victim(Time) (*Block, bool) { return p.k.victim() }
+
+// Len returns the number of resident blocks.
+func (p *Windowed) Len() int { return p.k.len() }
