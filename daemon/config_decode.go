@@ -209,7 +209,6 @@ func (d *decoder) integer(e hcl.Expression, name string, lo, hi int64) (int64, b
 	return n, true
 }
 
-
 func (d *decoder) budgets(b *rawBudgets, cfg *Config) {
 	if v, ok := d.size(b.FastBytes, "fast_bytes"); ok {
 		cfg.Budgets.FastBytes = v
@@ -323,4 +322,3 @@ func (d *decoder) api(a *rawAPI, cfg *Config) {
 		cfg.API.MaxBody = v
 	}
 }
-

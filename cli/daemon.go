@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kvtier/kvtier/bpf"
+	"github.com/kvtier/kvtier/daemon"
+)
+
+func init() { register(newDaemonCmd) }
+
+type daemonFlags struct {
+	config, socket, metrics string
+	check, asJSON           bool
+}
+
+func newDaemonCmd() *cobra.Command {
+	var f daemonFlags
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Run the kvtier daemon (sample, decide, move, serve the API)",
+		Long: "Run the kvtier daemon: it samples accesses to registered KV regions with eBPF,\n" +
+			"decides placements with the configured policy and moves blocks between DRAM\n" +
+			"and CXL under budgets. SIGHUP reloads policy, budgets and rules; SIGTERM stops.\n" +
+			"--check validates the config and exits.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.check {
+				return checkConfig(cmd, f)
+			}
+			return runDaemon(cmd, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", daemon.DefaultConfigPath, "HCL config file")
+	fl.StringVar(&f.socket, "socket", "", "API socket path (overrides api.socket)")
+	fl.StringVar(&f.metrics, "metrics-addr", "", "Prometheus listen address (overrides metrics.listen)")
+	fl.BoolVar(&f.check, "check", false, "validate the config and exit")
+	fl.BoolVar(&f.asJSON, "json", false, "with --check: print the result as JSON")
+	return cmd
+}
+
+func checkConfig(cmd *cobra.Command, f daemonFlags) error {
+	_, err := daemon.LoadConfig(f.config)
+	if f.asJSON {
+		out := map[string]any{"config": f.config, "valid": err == nil}
+		if err != nil {
+			out["error"] = err.Error()
+		}
+		_ = json.NewEncoder(cmd.OutOrStdout()).Encode(out)
+	}
+	if err != nil {
+		var ce *daemon.ConfigError
+		if errors.As(err, &ce) {
+			return withCode(ExitUsage, err)
+		}
+		return err
+	}
+	if !f.asJSON {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: config is valid\n", f.config)
+	}
+	return nil
+}
+
+func runDaemon(cmd *cobra.Command, f daemonFlags) error {
+	cfg, err := daemon.LoadConfig(f.config)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	v, _ := Version()
+	d, err := daemon.New(cfg, daemon.Options{Socket: f.socket, MetricsAddr: f.metrics,
+		LogOutput: cmd.ErrOrStderr(), Version: v, Notifier: daemon.NewNotifier()})
+	if err != nil {
+		switch {
+		case errors.Is(err, daemon.ErrKernelTiering), errors.Is(err, bpf.ErrNotSupported):
+			return withCode(ExitUnsupported, err)
+		case errors.Is(err, os.ErrPermission), errors.Is(err, bpf.ErrPermission):
+			return withCode(ExitPermission, err)
+		}
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go reloadOnHUP(ctx, d, f.config, hup)
+	return d.Run(ctx)
+}
+
+// reloadOnHUP reloads the config on each SIGHUP; a bad config is logged by
+// the daemon and the old one kept.
+func reloadOnHUP(ctx context.Context, d *daemon.Daemon, path string, hup <-chan os.Signal) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			d.ReloadFile(path)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
+)
+
+// Options are what the command line gives the daemon besides the config.
+type Options struct {
+	// Socket and MetricsAddr override the config's api.socket and
+	// metrics.listen when not empty.
+	Socket      string
+	MetricsAddr string
+	// Logger is the root logger; nil builds one from the config, writing
+	// to LogOutput (default stderr).
+	Logger    hclog.Logger
+	LogOutput io.Writer
+	// SysRoot and ProcRoot are where sysfs and procfs are mounted
+	// (defaults /sys and /proc).
+	SysRoot  string
+	ProcRoot string
+	// Version is reported by status and the build_info metric.
+	Version string
+	// Notifier talks to systemd; the zero value does nothing.
+	Notifier Notifier
+}
+
+// ErrKernelTiering is returned by New when the kernel's own tiering is on
+// and the config says kernel_tiering = "refuse".
+var ErrKernelTiering = errors.New("kernel tiering is active")
+
+// Daemon is a running kvtier service. Every field below mu is guarded by
+// it; the epoch loop releases it while the mover runs.
+type Daemon struct {
+	opts     Options
+	log      hclog.Logger
+	metrics  *metrics
+	events   *hub
+	start    time.Time
+	topo     *numa.Topology
+	api      *apiServer
+	ready    chan struct{} // closed when the API listens
+	stopping chan struct{} // closed when Run begins to stop
+
+	mu         sync.Mutex
+	cfg        *Config
+	fastNode   int // promotion target
+	slowNode   int // demotion target; -1 when the host has no slow node
+	moving     bool
+	kernel     api.KernelTiering
+	planner    *plan.Planner
+	mover      *numa.Mover
+	samplers   []*samplerState
+	regions    map[uint64]*region
+	nextID     uint64
+	tenants    map[string]uint32
+	tenantName []string
+	demoted    map[policy.BlockID]policy.Time // demotion time, for regret
+	regretWin  []float64                      // recent per-epoch regret/demotion pairs
+	epochStat  api.EpochStatus
+	budgetUse  api.BudgetUse
+	rec        *recorder
+	closed     bool
+}
+
+// New builds a daemon from cfg: it reads the topology, checks the kernel's
+// tiering, opens the samplers, builds the planner and the mover. Run starts
+// serving.
+func New(cfg *Config, opts Options) (*Daemon, error) {
+	cfg = cfg.withOverrides(opts)
+	if opts.Logger == nil {
+		out := opts.LogOutput
+		if out == nil {
+			out = os.Stderr
+		}
+		opts.Logger = NewLogger(cfg.Log, out)
+	}
+	d := &Daemon{opts: opts, log: opts.Logger, start: time.Now(), cfg: cfg,
+		regions: map[uint64]*region{}, tenants: map[string]uint32{"": 0}, tenantName: []string{""},
+		demoted: map[policy.BlockID]policy.Time{}, slowNode: -1,
+		ready: make(chan struct{}), stopping: make(chan struct{})}
+	d.metrics = newMetrics(opts.Version)
+	d.events = newHub(d.metrics.eventsDropped.Inc)
+	if err := d.setupTopology(); err != nil {
+		return nil, err
+	}
+	if err := d.setupKernel(); err != nil {
+		return nil, err
+	}
+	pc, err := d.plannerConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if d.planner, err = plan.New(pc); err != nil {
+		return nil, fmt.Errorf("building the planner: %w", err)
+	}
+	if d.mover, err = numa.NewMover(d.topo, moverConfig(cfg)); err != nil {
+		return nil, fmt.Errorf("building the mover: %w", err)
+	}
+	d.openSamplers()
+	d.epochStat.Length = cfg.Epoch.String()
+	if cfg.Record.Path != "" {
+		if _, err := d.StartTrace(cfg.Record.Path); err != nil {
+			d.closeAll()
+			return nil, fmt.Errorf("record block of %s: %w", cfg.File, err)
+		}
+	}
+	return d, nil
+}
+
+// withOverrides applies the command line's socket and metrics address.
+func (c *Config) withOverrides(o Options) *Config {
+	cp := *c
+	if o.Socket != "" {
+		cp.API.Socket = o.Socket
+	}
+	if o.MetricsAddr != "" {
+		cp.Metrics.Listen = o.MetricsAddr
+	}
+	return &cp
+}
+
+// now is the daemon's policy clock: nanoseconds since start.
+func (d *Daemon) now() policy.Time { return policy.Time(time.Since(d.start)) }
+
+// Ready is closed once the API socket and the metrics listener are open.
+func (d *Daemon) Ready() <-chan struct{} { return d.ready }
+
+// Config returns the running config.
+func (d *Daemon) Config() *Config {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cfg
+}
+
+// Run serves the API and metrics and runs the epoch loop until ctx is
+// done, then detaches everything. It returns nil on a clean stop.
+func (d *Daemon) Run(ctx context.Context) error {
+	srv, err := d.listen()
+	if err != nil {
+		d.closeAll()
+		return err
+	}
+	d.api = srv
+	close(d.ready)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); d.loop(ctx) }()
+	go func() { defer wg.Done(); d.scanLoop(ctx) }()
+	d.announce()
+	<-ctx.Done()
+	d.log.Info("stopping")
+	close(d.stopping)
+	_ = d.opts.Notifier.Notify("STOPPING=1")
+	srv.shutdown()
+	wg.Wait()
+	d.closeAll()
+	d.log.Info("stopped")
+	return nil
+}
+
+// announce logs what the daemon does on this host and tells systemd it is
+// ready.
+func (d *Daemon) announce() {
+	d.mu.Lock()
+	cfg, single, moving := d.cfg, d.slowNode < 0, d.moving
+	d.mu.Unlock()
+	d.log.Info("ready", "socket", cfg.API.Socket, "metrics", d.api.metricsAddr(), "policy", cfg.Policy.String(),
+		"epoch", cfg.Epoch, "samplers", len(d.samplers))
+	switch {
+	case single:
+		d.log.Warn("one memory node: every block is in the fast tier and nothing moves; sampling, the API, metrics and the decision loop still run")
+	case !moving:
+		d.log.Warn("kernel tiering is on and kernel_tiering = \"report\": planning and reporting only, no page moves")
+	}
+	_ = d.opts.Notifier.Notify("READY=1")
+}
+
+// closeAll drops every region, closes samplers and the recorder.
+func (d *Daemon) closeAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
+	d.closed = true
+	for _, r := range d.regions {
+		d.dropRegionLocked(r, "")
+	}
+	for _, s := range d.samplers {
+		if s.s != nil {
+			if err := s.s.Close(); err != nil {
+				d.log.Error("closing sampler", "sampler", s.name, "error", err)
+			}
+		}
+	}
+	if d.rec != nil {
+		if err := d.rec.close(); err != nil {
+			d.log.Error("closing trace", "error", err)
+		}
+		d.rec = nil
+	}
+	d.events.closeAll()
+}

@@ -1,0 +1,124 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy/plan"
+)
+
+// finishEpoch updates the epoch status, budget use and gauges.
+func (d *Daemon) finishEpoch(start time.Time, decision time.Duration, pl *plan.Plan, rep *numa.Report, hits tenantHits) {
+	d.expireDemoted()
+	d.metrics.decision.Observe(decision.Seconds())
+	d.metrics.epochs.Inc()
+	pages := 0
+	var bps float64
+	if rep != nil {
+		pages = rep.PagesToFast + rep.PagesToSlow
+		bps = rep.BytesPerSec
+	}
+	st := d.planner.Stats()
+	d.budgetUse = d.budgetUseOf(st, pages, int64(bps), pl.Deferred)
+	d.tierGauges()
+	ratios := make([]float64, 0, len(hits))
+	for _, h := range hits {
+		if h[0] > 0 {
+			ratios = append(ratios, float64(h[1])/float64(h[0]))
+		}
+	}
+	d.metrics.fairness.Set(jain(ratios))
+	d.metrics.repromotion.Set(d.repromotionRate())
+	elapsed := time.Since(start)
+	d.metrics.epoch.Observe(elapsed.Seconds())
+	d.epochStat.Count++
+	d.epochStat.LastSeconds = elapsed.Seconds()
+	d.epochStat.DecisionSeconds = decision.Seconds()
+	if d.rec != nil {
+		d.rec.epoch()
+	}
+}
+
+// budgetUseOf computes the budget use gauges.
+func (d *Daemon) budgetUseOf(st plan.Stats, pages int, bps int64, deferred int) (u api.BudgetUse) {
+	b := d.cfg.Budgets
+	u.FastBytes, u.PagesMoved, u.BytesPerSec, u.DeferredMoves = st.FastBytes, pages, bps, deferred
+	u.FastCapacity = d.planner.Config().Budget.FastBytes
+	ratio := func(name string, used, limit float64) {
+		v := 0.0
+		if limit > 0 {
+			v = used / limit
+		}
+		d.metrics.budgetUse.WithLabelValues(name).Set(v)
+	}
+	ratio("fast_bytes", float64(st.FastBytes), float64(b.FastBytes))
+	ratio("pages_per_epoch", float64(pages), float64(b.PagesPerEpoch))
+	ratio("migrate_bytes_per_sec", float64(bps), float64(b.MigrateBytesPerSec))
+	return u
+}
+
+// tierGauges sets bytes per tenant and tier, and blocks per tier.
+func (d *Daemon) tierGauges() {
+	type tb struct{ fast, slow int64 }
+	per := map[string]*tb{}
+	for name := range d.cfg.Budgets.Tenants {
+		per[name] = &tb{}
+	}
+	var fastBlocks, slowBlocks int
+	for _, r := range d.regions {
+		t := per[r.tenant]
+		if t == nil {
+			t = &tb{}
+			per[r.tenant] = t
+		}
+		for i := range r.blocks {
+			if r.fast[i] {
+				t.fast += int64(r.blockLen(i))
+				fastBlocks++
+			} else {
+				t.slow += int64(r.blockLen(i))
+				slowBlocks++
+			}
+			r.heat[i] /= 2
+		}
+	}
+	d.metrics.tierBytes.Reset()
+	for name, t := range per {
+		d.metrics.tierBytes.WithLabelValues(name, "fast").Set(float64(t.fast))
+		d.metrics.tierBytes.WithLabelValues(name, "slow").Set(float64(t.slow))
+	}
+	d.metrics.blocks.WithLabelValues("fast").Set(float64(fastBlocks))
+	d.metrics.blocks.WithLabelValues("slow").Set(float64(slowBlocks))
+}
+
+// expireDemoted forgets demotions older than the regret horizon and trims
+// the re-promotion window.
+func (d *Daemon) expireDemoted() {
+	now, h := d.now(), d.horizon()
+	for id, t := range d.demoted {
+		if now-t > h {
+			delete(d.demoted, id)
+		}
+	}
+	if n := len(d.regretWin); n > 4096 {
+		d.regretWin = append(d.regretWin[:0], d.regretWin[n-4096:]...)
+	}
+}
+
+// repromotionRate is regret events per demotion over the recent window
+// (the window holds a 0 per demotion and a 1 per regret).
+func (d *Daemon) repromotionRate() float64 {
+	var dem, reg float64
+	for _, v := range d.regretWin {
+		if v == 0 {
+			dem++
+		} else {
+			reg++
+		}
+	}
+	if dem == 0 {
+		return 0
+	}
+	return reg / dem
+}

@@ -1,0 +1,233 @@
+package daemon
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+)
+
+// regionViews lists regions sorted by ID, of one pid (0: all).
+func (d *Daemon) regionViews(pid int) []api.Region {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := []api.Region{}
+	for _, r := range d.regions {
+		if pid == 0 || r.pid() == pid {
+			out = append(out, r.view())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (d *Daemon) regionView(id uint64) (api.Region, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.regions[id]
+	if !ok {
+		return api.Region{}, notFound("region %d: no such region", id)
+	}
+	return r.view(), nil
+}
+
+// placement asks the kernel where the first page of each block of region
+// id lives.
+func (d *Daemon) placement(id uint64) (api.Placement, error) {
+	d.mu.Lock()
+	r, ok := d.regions[id]
+	if !ok {
+		d.mu.Unlock()
+		return api.Placement{}, notFound("region %d: no such region", id)
+	}
+	pid := r.pid()
+	pages := make([]uintptr, len(r.blocks))
+	for i := range pages {
+		pages[i] = uintptr(r.blockAddr(i))
+	}
+	heat := append([]uint32(nil), r.heat...)
+	p := api.Placement{Region: id, PID: pid, BlockSize: r.blockSize, Nodes: map[string]int{},
+		Blocks: make([]api.BlockPlacement, len(pages))}
+	d.mu.Unlock()
+
+	status := make([]numa.PageStatus, len(pages))
+	if err := numa.QueryPages(pid, pages, status, 0); err != nil {
+		return p, err
+	}
+	for i, st := range status {
+		bp := api.BlockPlacement{Node: -1, Tier: "none", Heat: heat[i]}
+		if node, ok := st.OnNode(); ok {
+			bp.Node = node
+			if c, err := d.topo.ClassOf(node); err == nil {
+				bp.Tier = c.String()
+			}
+			p.Nodes[strconv.Itoa(node)]++
+			switch bp.Tier {
+			case "fast":
+				p.FastBlocks++
+			case "slow":
+				p.SlowBlocks++
+			}
+		} else {
+			p.Unmapped++
+		}
+		p.Blocks[i] = bp
+	}
+	return p, nil
+}
+
+func (d *Daemon) handlePlacement(w http.ResponseWriter, r *http.Request) {
+	id, err := regionID(r)
+	if err == nil {
+		var p api.Placement
+		if p, err = d.placement(id); err == nil {
+			writeJSON(w, http.StatusOK, p)
+			return
+		}
+	}
+	writeError(w, err)
+}
+
+func (d *Daemon) handlePlacements(w http.ResponseWriter, r *http.Request) {
+	pid := 0
+	if s := r.URL.Query().Get("pid"); s != "" {
+		var err error
+		if pid, err = strconv.Atoi(s); err != nil || pid <= 0 {
+			writeError(w, badRequest("pid %q: want a positive integer", s))
+			return
+		}
+	}
+	out := []api.Placement{}
+	for _, reg := range d.regionViews(pid) {
+		p, err := d.placement(reg.ID)
+		if err != nil {
+			continue // dropped or exited meanwhile
+		}
+		out = append(out, p)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Status returns the daemon's status, as the API reports it.
+func (d *Daemon) Status() api.Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cfg := d.cfg
+	s := api.Status{Version: d.opts.Version, PID: os.Getpid(), Started: d.start.UTC(),
+		UptimeSeconds: time.Since(d.start).Seconds(), ConfigFile: cfg.File, Policy: cfg.Policy.String(),
+		Budgets: budgetsView(cfg.Budgets), BudgetUse: d.budgetUse, Epoch: d.epochStat, Regions: len(d.regions),
+		SingleNode: d.slowNode < 0, Moving: d.moving, KernelTiering: d.kernel, Recording: d.traceStatusLocked()}
+	for _, sm := range d.samplers {
+		ss := api.SamplerStatus{Name: sm.name, Events: sm.last.Matched, Drops: sm.last.Drops}
+		if sm.err != nil {
+			ss.Error = sm.err.Error()
+		}
+		for _, r := range d.regions {
+			for _, w := range r.watched {
+				if w == sm.name {
+					ss.Watched++
+				}
+			}
+		}
+		s.Samplers = append(s.Samplers, ss)
+	}
+	s.Tenants = d.tenantStatus()
+	return s
+}
+
+func (d *Daemon) tenantStatus() []api.TenantStatus {
+	per := map[string]*api.TenantStatus{}
+	get := func(n string) *api.TenantStatus {
+		if t := per[n]; t != nil {
+			return t
+		}
+		t := &api.TenantStatus{Name: n, Budget: d.cfg.Budgets.Tenants[n]}
+		per[n] = t
+		return t
+	}
+	for n := range d.cfg.Budgets.Tenants {
+		get(n)
+	}
+	for _, r := range d.regions {
+		t := get(r.tenant)
+		t.Regions++
+		v := r.view()
+		t.FastBytes += int64(v.FastBytes)
+		t.SlowBytes += int64(v.SlowBytes)
+	}
+	out := make([]api.TenantStatus, 0, len(per))
+	for _, t := range per {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func budgetsView(b Budgets) api.Budgets {
+	v := api.Budgets{FastBytes: b.FastBytes, Tenants: map[string]int64{}, MigrateBytesPerSec: b.MigrateBytesPerSec,
+		PagesPerEpoch: b.PagesPerEpoch}
+	for k, q := range b.Tenants {
+		v.Tenants[k] = q
+	}
+	return v
+}
+
+func (d *Daemon) handleStatus(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, d.Status())
+}
+
+func (d *Daemon) handleTopology(w http.ResponseWriter, _ *http.Request) {
+	t := api.Topology{Nodes: []api.Node{}}
+	for _, n := range d.topo.Nodes {
+		t.Nodes = append(t.Nodes, api.Node{ID: n.ID, CPUs: n.CPUs, MemTotal: n.MemTotal, MemFree: n.MemFree,
+			Distances: n.Distances, Tier: n.Tier, Class: n.Class.String(), Reason: n.Reason})
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+func (d *Daemon) handlePolicy(w http.ResponseWriter, _ *http.Request) {
+	cfg := d.Config()
+	params := map[string]string{}
+	for k, v := range cfg.Policy.Params {
+		params[k] = v
+	}
+	writeJSON(w, http.StatusOK, api.PolicyInfo{Spec: cfg.Policy.String(), Name: cfg.Policy.Name, Params: params,
+		Epoch: cfg.Epoch.String(), Budgets: budgetsView(cfg.Budgets)})
+}
+
+// handleEvents streams events as NDJSON until the client goes away or the
+// daemon stops.
+func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
+	ch, cancel := d.events.subscribe()
+	defer cancel()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(w)
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-d.stopping:
+			return
+		case ev, ok := <-ch:
+			if !ok {
+				return
+			}
+			if enc.Encode(ev) != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}

@@ -1,0 +1,27 @@
+package daemon
+
+import (
+	"io"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// NewLogger returns the daemon's root logger named "kvtier", writing text
+// or JSON (for journald) at the configured level.
+func NewLogger(cfg LogConfig, w io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:            "kvtier",
+		Level:           levelOf(cfg.Level),
+		JSONFormat:      cfg.JSON,
+		Output:          w,
+		IncludeLocation: false,
+		TimeFormat:      "2006-01-02T15:04:05.000Z07:00",
+	})
+}
+
+func levelOf(s string) hclog.Level {
+	if l := hclog.LevelFromString(s); l != hclog.NoLevel {
+		return l
+	}
+	return hclog.Info
+}

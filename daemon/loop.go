@@ -1,0 +1,271 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kvtier/kvtier/bpf"
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
+)
+
+// regretEpochs is the regret horizon in epochs: a block demoted and
+// accessed again within it is a regret event.
+const regretEpochs = 32
+
+// loop runs an epoch every cfg.Epoch until ctx is done, and pets the
+// systemd watchdog.
+func (d *Daemon) loop(ctx context.Context) {
+	timer := time.NewTimer(d.Config().Epoch)
+	defer timer.Stop()
+	var watchdog <-chan time.Time
+	if iv := WatchdogInterval(); iv > 0 {
+		t := time.NewTicker(iv)
+		defer t.Stop()
+		watchdog = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-watchdog:
+			_ = d.opts.Notifier.Notify("WATCHDOG=1")
+		case <-timer.C:
+			d.runEpoch(ctx)
+			timer.Reset(d.Config().Epoch)
+		}
+	}
+}
+
+// plannedMove ties a planner move to the mover's move and its region.
+type plannedMove struct {
+	r       *region
+	index   int
+	promote bool
+	reason  plan.Reason
+}
+
+// runEpoch is one epoch: drain, decide, move (unlocked, under a deadline),
+// feed the outcomes back, publish metrics and events.
+func (d *Daemon) runEpoch(ctx context.Context) {
+	start := time.Now()
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return
+	}
+	d.reapLocked()
+	now := d.now()
+	hits := d.drainLocked(now)
+	decStart := time.Now()
+	pl := d.planner.Plan(now)
+	moves, mplan := d.buildMoves(pl)
+	decision := time.Since(decStart)
+	moving, mover, deadline := d.moving, d.mover, d.cfg.MoveDeadline()
+	d.mu.Unlock()
+
+	var rep *numa.Report
+	if moving && len(mplan) > 0 {
+		mctx, cancel := context.WithTimeout(ctx, deadline)
+		rep = mover.Run(mctx, mplan)
+		if errors.Is(mctx.Err(), context.DeadlineExceeded) {
+			d.metrics.deadlineMisses.Inc()
+		}
+		cancel()
+	}
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.feedback(moves, rep, d.now())
+	for _, ev := range pl.Events {
+		d.crossTenantEvent(ev)
+	}
+	d.finishEpoch(start, decision, pl, rep, hits)
+}
+
+// buildMoves turns a plan into mover moves, demotions first.
+func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
+	var moves []plannedMove
+	var mp numa.Plan
+	add := func(m plan.Move) {
+		rid, idx := splitBlockID(m.Block.ID)
+		r, ok := d.regions[rid]
+		if !ok {
+			return
+		}
+		node := d.fastNode
+		if !m.Promote {
+			node = d.slowNode
+		}
+		moves = append(moves, plannedMove{r: r, index: idx, promote: m.Promote, reason: m.Reason})
+		mp = append(mp, numa.Move{Proc: r.proc, Addr: uintptr(r.blockAddr(idx)), Len: r.blockLen(idx), Node: node})
+	}
+	for _, m := range pl.Demote {
+		add(m)
+	}
+	for _, m := range pl.Promote {
+		add(m)
+	}
+	return moves, mp
+}
+
+// tenantHits counts sampled accesses per tenant and how many hit the
+// fast tier, for the fairness index.
+type tenantHits map[string]*[2]uint64
+
+// drainLocked drains every sampler and feeds the counts to the planner.
+func (d *Daemon) drainLocked(now policy.Time) tenantHits {
+	hits := tenantHits{}
+	var buf []bpf.Count
+	for _, s := range d.samplers {
+		if s.s == nil {
+			continue
+		}
+		var err error
+		buf, err = s.s.Drain(buf[:0])
+		if err != nil {
+			d.log.Named("sampler").Warn("drain failed", "sampler", s.name, "error", err)
+			d.metrics.epochErrors.Inc()
+			continue
+		}
+		for _, c := range buf {
+			d.accessLocked(uint64(c.Region), int(c.Block), c.Accesses, now, hits)
+		}
+		d.samplerStats(s)
+	}
+	return hits
+}
+
+// accessLocked records count accesses to block index of region rid.
+func (d *Daemon) accessLocked(rid uint64, index int, count uint64, now policy.Time, hits tenantHits) bool {
+	r, ok := d.regions[rid]
+	if !ok || index < 0 || index >= len(r.blocks) || count == 0 {
+		return false
+	}
+	id := r.blocks[index].ID
+	_ = d.planner.Access(id, uint32(min(count, 1<<32-1)), now)
+	r.heat[index] = uint32(min(uint64(r.heat[index])+count, 1<<32-1))
+	r.accesses += count
+	if d.rec != nil {
+		d.rec.access(r, index, count, now)
+	}
+	if hits != nil {
+		h := hits[r.tenant]
+		if h == nil {
+			h = new([2]uint64)
+			hits[r.tenant] = h
+		}
+		h[0] += count
+		if r.fast[index] {
+			h[1] += count
+		}
+	}
+	if t, ok := d.demoted[id]; ok {
+		delete(d.demoted, id)
+		if now-t <= d.horizon() {
+			d.metrics.regrets.Inc()
+			b := uint64(index)
+			d.events.publish(api.Event{Type: api.EventRegret, Region: r.id, PID: r.pid(), Tenant: r.tenant,
+				Block: &b, Reason: "demoted block accessed again within the regret horizon"})
+			d.regretWin = append(d.regretWin, 1)
+		}
+	}
+	return true
+}
+
+// horizon is the regret horizon in policy time.
+func (d *Daemon) horizon() policy.Time { return policy.Time(d.cfg.Epoch) * regretEpochs }
+
+// samplerStats adds a sampler's new events and drops to the metrics.
+func (d *Daemon) samplerStats(s *samplerState) {
+	st, err := s.s.Stats()
+	if err != nil {
+		return
+	}
+	if st.Matched >= s.last.Matched {
+		d.metrics.samplerEvents.WithLabelValues(s.name).Add(float64(st.Matched - s.last.Matched))
+	}
+	if st.Drops >= s.last.Drops {
+		d.metrics.samplerDrops.WithLabelValues(s.name).Add(float64(st.Drops - s.last.Drops))
+	}
+	s.last = st
+}
+
+// feedback reports every planned move's outcome to the planner and
+// updates the regions' tiers.
+func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time) {
+	type key struct {
+		region  uint64
+		promote bool
+	}
+	agg := map[key]*api.Event{}
+	for i, m := range moves {
+		ok := false
+		var out numa.Outcome
+		if rep != nil && i < len(rep.Outcomes) {
+			out = rep.Outcomes[i]
+			ok = out.Err == nil && out.Failed == 0 && out.Skipped == 0 && out.Pages > 0
+		}
+		if !ok {
+			d.metrics.plannedDeferred.Inc()
+		}
+		for name, n := range out.Errnos {
+			d.metrics.migErrors.WithLabelValues(name).Add(float64(n))
+		}
+		id := m.r.blocks[m.index].ID
+		if err := d.planner.Done(id, m.promote, ok, now); err != nil {
+			continue // the region was dropped while the mover ran
+		}
+		if !ok {
+			continue
+		}
+		m.r.fast[m.index] = m.promote
+		dir := dirDemote
+		if m.promote {
+			dir = dirPromote
+			delete(d.demoted, id)
+		} else {
+			d.demoted[id] = now
+			d.regretWin = append(d.regretWin, 0)
+		}
+		bytes := int64(out.Moved) * int64(numa.PageSize)
+		d.metrics.migPages.WithLabelValues(dir).Add(float64(out.Moved))
+		d.metrics.migBytes.WithLabelValues(dir).Add(float64(bytes))
+		if d.rec != nil {
+			d.rec.moved(m.r, m.index, m.promote, now)
+		}
+		k := key{m.r.id, m.promote}
+		ev := agg[k]
+		if ev == nil {
+			ev = &api.Event{Type: api.EventMigration, Region: m.r.id, PID: m.r.pid(), Tenant: m.r.tenant,
+				Direction: dir, Reason: m.reason.String()}
+			agg[k] = ev
+		}
+		ev.Blocks++
+		ev.Pages += out.Moved
+		ev.Bytes += bytes
+	}
+	for _, ev := range agg {
+		d.events.publish(*ev)
+	}
+}
+
+// crossTenantEvent tells the tenant whose blocks were taken.
+func (d *Daemon) crossTenantEvent(ev plan.Event) {
+	d.metrics.crossEvictions.Add(float64(ev.Blocks))
+	d.events.publish(api.Event{Type: api.EventCrossTenantEvict, Tenant: d.nameOf(ev.Tenant),
+		By: d.nameOf(ev.Requester), Blocks: ev.Blocks, Bytes: ev.Bytes,
+		Reason: "another tenant needed fast-tier room its own blocks could not free"})
+	d.log.Named("planner").Info("cross-tenant eviction", "tenant", d.nameOf(ev.Tenant),
+		"by", d.nameOf(ev.Requester), "blocks", ev.Blocks, "bytes", ev.Bytes)
+}
+
+func (d *Daemon) nameOf(t uint32) string {
+	if int(t) < len(d.tenantName) {
+		return d.tenantName[t]
+	}
+	return ""
+}

@@ -1,0 +1,156 @@
+package daemon
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/trace"
+)
+
+// maxRecordTouches caps the records written for one sampled count, as the
+// planner caps policy touches.
+const maxRecordTouches = 8
+
+// recorder writes what the daemon samples as a kvtier JSONL trace
+// (policy/trace), which `kvtier sim --trace` replays with any policy.
+// Block keys are the daemon's block IDs (region << 32 | index); times are
+// nanoseconds since the daemon started.
+type recorder struct {
+	path    string
+	f       *os.File
+	w       *trace.JSONLWriter
+	records uint64
+	err     error
+	count   func()
+}
+
+func newRecorder(path string, count func()) (*recorder, error) {
+	if !filepath.IsAbs(path) {
+		return nil, badRequest("trace path %q: want an absolute path", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
+	if err != nil {
+		return nil, badRequest("trace path %q: %v", path, err)
+	}
+	return &recorder{path: path, f: f, w: trace.NewJSONLWriter(f), count: count}, nil
+}
+
+func (r *recorder) write(rec trace.Record) {
+	if r.err != nil {
+		return
+	}
+	if r.err = r.w.Write(rec); r.err == nil {
+		r.records++
+		r.count()
+	}
+}
+
+// access records count sampled accesses (at most maxRecordTouches).
+func (r *recorder) access(reg *region, i int, count uint64, now policy.Time) {
+	for range min(count, maxRecordTouches) {
+		r.write(trace.Record{Op: trace.OpAccess, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+	}
+}
+
+// moved records a block's move as a metadata update (the trace has no
+// move operation; the replayer decides placement itself).
+func (r *recorder) moved(reg *region, i int, _ bool, now policy.Time) {
+	r.write(trace.Record{Op: trace.OpUpdate, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+}
+
+// freed records that a region's blocks are gone.
+func (r *recorder) freed(reg *region, now policy.Time) {
+	for i := range reg.blocks {
+		r.write(trace.Record{Op: trace.OpFree, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+	}
+}
+
+// epoch flushes at the end of an epoch.
+func (r *recorder) epoch() {
+	if r.err == nil {
+		r.err = r.w.Flush()
+	}
+}
+
+func (r *recorder) close() error {
+	err := r.w.Flush()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	if r.err != nil {
+		return fmt.Errorf("recording trace %s: %w", r.path, r.err)
+	}
+	return err
+}
+
+func (d *Daemon) traceStatusLocked() api.TraceStatus {
+	if d.rec == nil {
+		return api.TraceStatus{}
+	}
+	return api.TraceStatus{Recording: true, Path: d.rec.path, Records: d.rec.records}
+}
+
+// StartTrace starts recording to path.
+func (d *Daemon) StartTrace(path string) (api.TraceStatus, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rec != nil {
+		return api.TraceStatus{}, &reqError{http.StatusConflict, "already recording to " + d.rec.path}
+	}
+	rec, err := newRecorder(path, d.metrics.traceRecords.Inc)
+	if err != nil {
+		return api.TraceStatus{}, err
+	}
+	d.rec = rec
+	d.log.Named("trace").Info("recording started", "path", path)
+	return d.traceStatusLocked(), nil
+}
+
+// StopTrace stops recording and returns the final state.
+func (d *Daemon) StopTrace() (api.TraceStatus, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.rec == nil {
+		return api.TraceStatus{}, &reqError{http.StatusConflict, "not recording"}
+	}
+	st := d.traceStatusLocked()
+	st.Recording = false
+	err := d.rec.close()
+	d.rec = nil
+	d.log.Named("trace").Info("recording stopped", "path", st.Path, "records", st.Records)
+	return st, err
+}
+
+func (d *Daemon) handleTrace(w http.ResponseWriter, _ *http.Request) {
+	d.mu.Lock()
+	st := d.traceStatusLocked()
+	d.mu.Unlock()
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (d *Daemon) handleTraceStart(w http.ResponseWriter, r *http.Request) {
+	var req api.TraceRequest
+	if err := d.decode(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	st, err := d.StartTrace(req.Path)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (d *Daemon) handleTraceStop(w http.ResponseWriter, _ *http.Request) {
+	st, err := d.StopTrace()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}

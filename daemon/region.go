@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy"
+)
+
+// maxRegionBlocks bounds the blocks of one region (the sampler counts
+// blocks in 32 bits, and the planner keeps state per block).
+const maxRegionBlocks = 1 << 22
+
+// region is one tracked KV buffer of one process. Its blocks are
+// policy.Blocks with stable addresses (the slice is never reallocated), so
+// the planner may keep pointers to them until the region is dropped.
+type region struct {
+	id         uint64
+	proc       *numa.Process
+	addr       uint64
+	length     uint64
+	blockSize  uint64
+	tenant     string
+	tenantIdx  uint32
+	class      policy.Class
+	priority   policy.Priority
+	refcount   int32
+	pinned     []api.Range
+	name       string
+	source     string // "api" or "rule:NAME"
+	registered time.Time
+
+	blocks   []policy.Block
+	fast     []bool   // tier of each block as last known
+	heat     []uint32 // decayed access counts (for placement views)
+	accesses uint64
+	watched  []string // samplers watching the region
+}
+
+// newRegion builds the blocks of a region; every block starts fast (the
+// epoch loop learns the real placement from the mover's queries).
+func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *region {
+	n := int((length + blockSize - 1) / blockSize)
+	r := &region{id: id, proc: proc, addr: addr, length: length, blockSize: blockSize,
+		refcount: 1, priority: policy.PriorityNormal, registered: time.Now().UTC(),
+		blocks: make([]policy.Block, n), fast: make([]bool, n), heat: make([]uint32, n)}
+	for i := range r.blocks {
+		r.blocks[i].ID = blockID(id, i)
+		r.fast[i] = true
+	}
+	return r
+}
+
+// blockID packs a region ID and a block index into a policy.BlockID.
+func blockID(region uint64, index int) policy.BlockID { return region<<32 | uint64(index) }
+
+// splitBlockID undoes blockID.
+func splitBlockID(id policy.BlockID) (uint64, int) { return id >> 32, int(id & 0xffffffff) }
+
+// pid is the region's process ID.
+func (r *region) pid() int { return r.proc.PID() }
+
+// blockAddr is the first byte of block i.
+func (r *region) blockAddr(i int) uint64 { return r.addr + uint64(i)*r.blockSize }
+
+// blockLen is the length of block i (the last one may be short).
+func (r *region) blockLen(i int) uint64 {
+	return min(r.blockSize, r.addr+r.length-r.blockAddr(i))
+}
+
+// pinnedAt reports whether block i lies in a pinned range.
+func (r *region) pinnedAt(i int) bool {
+	off := uint64(i) * r.blockSize
+	for _, p := range r.pinned {
+		if off >= p.Offset && off < p.Offset+p.Length {
+			return true
+		}
+	}
+	return false
+}
+
+// meta is the policy metadata of block i under the region's settings;
+// class is the block's own class (think_complete marks are per block).
+func (r *region) meta(i int, class policy.Class) policy.Meta {
+	return policy.Meta{
+		Size:     int64(r.blockLen(i)),
+		Tenant:   r.tenantIdx,
+		Class:    class,
+		Priority: r.priority,
+		Pinned:   r.pinnedAt(i),
+		RefCount: r.refcount,
+		Pos:      int32(i),
+		SeqLen:   int32(len(r.blocks)),
+	}
+}
+
+// checkRanges validates ranges within the region: block aligned, inside,
+// not empty.
+func (r *region) checkRanges(field string, rs []api.Range) error {
+	for i, p := range rs {
+		switch {
+		case p.Length == 0:
+			return fmt.Errorf("%s[%d]: empty range", field, i)
+		case p.Offset%r.blockSize != 0 || (p.Length%r.blockSize != 0 && p.Offset+p.Length != r.length):
+			return fmt.Errorf("%s[%d]: offset %d length %d: want multiples of the block size %d",
+				field, i, p.Offset, p.Length, r.blockSize)
+		case p.Offset >= r.length || p.Length > r.length-p.Offset:
+			return fmt.Errorf("%s[%d]: offset %d length %d: outside the region of %d bytes",
+				field, i, p.Offset, p.Length, r.length)
+		}
+	}
+	return nil
+}
+
+// view is the region as the API shows it.
+func (r *region) view() api.Region {
+	v := api.Region{ID: r.id, PID: r.pid(), Addr: r.addr, Length: r.length, BlockSize: r.blockSize,
+		Blocks: len(r.blocks), Tenant: r.tenant, Class: r.class.String(), Priority: PriorityName(r.priority),
+		RefCount: r.refcount, Pinned: append([]api.Range{}, r.pinned...), Name: r.name, Source: r.source,
+		Registered: r.registered, Accesses: r.accesses}
+	for i := range r.blocks {
+		if r.fast[i] {
+			v.FastBytes += r.blockLen(i)
+		} else {
+			v.SlowBytes += r.blockLen(i)
+		}
+	}
+	return v
+}
+
+// overlaps reports whether r and the range [addr, addr+length) of pid
+// overlap.
+func (r *region) overlaps(pid int, addr, length uint64) bool {
+	return r.pid() == pid && addr < r.addr+r.length && r.addr < addr+length
+}

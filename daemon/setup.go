@@ -1,0 +1,205 @@
+package daemon
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kvtier/kvtier/bpf"
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy/plan"
+)
+
+// DefaultSampler is used when the config names none.
+const DefaultSampler = "sw-page-faults"
+
+// setupTopology reads and classifies the NUMA nodes and picks the
+// promotion and demotion targets.
+func (d *Daemon) setupTopology() error {
+	topo, err := numa.ReadTopology(d.opts.SysRoot)
+	if err != nil {
+		return fmt.Errorf("reading the NUMA topology: %w", err)
+	}
+	over := map[int]numa.Class{}
+	for _, n := range d.cfg.Tiers.Fast {
+		over[n] = numa.ClassFast
+	}
+	for _, n := range d.cfg.Tiers.Slow {
+		over[n] = numa.ClassSlow
+	}
+	if err := topo.Classify(over); err != nil {
+		return fmt.Errorf("classifying NUMA nodes (tiers block of %s): %w", d.cfg.File, err)
+	}
+	d.topo = topo
+	d.fastNode, d.slowNode = -1, -1
+	for _, n := range topo.Nodes {
+		switch {
+		case n.Class == numa.ClassFast && d.fastNode < 0:
+			d.fastNode = n.ID
+		case n.Class == numa.ClassSlow && d.slowNode < 0:
+			d.slowNode = n.ID
+		}
+	}
+	if d.fastNode < 0 {
+		return fmt.Errorf("no fast memory node among %d nodes: %w", len(topo.Nodes), numa.ErrNoNode)
+	}
+	d.moving = d.slowNode >= 0
+	if d.moving {
+		d.metrics.singleNode.Set(0)
+	} else {
+		d.metrics.singleNode.Set(1)
+	}
+	d.log.Named("topology").Info("nodes classified", "nodes", len(topo.Nodes), "fast_node", d.fastNode,
+		"slow_node", d.slowNode)
+	return nil
+}
+
+// setupKernel applies kernel_tiering to what the kernel does itself.
+func (d *Daemon) setupKernel() error {
+	log := d.log.Named("kernel")
+	mode := d.cfg.KernelTiering
+	d.kernel = setKernelStatus(mode, numa.KernelState{NUMABalancing: numa.Unknown, Demotion: numa.Unknown}, "none")
+	st, err := numa.ReadKernelState(d.opts.ProcRoot, d.opts.SysRoot)
+	if err != nil {
+		log.Warn("cannot read the kernel's tiering state", "error", err)
+		return nil
+	}
+	conflicts := st.Conflicts()
+	if len(conflicts) == 0 {
+		d.kernel = setKernelStatus(mode, st, "none needed")
+		d.metrics.kernelTiering.Set(0)
+		return nil
+	}
+	d.metrics.kernelTiering.Set(1)
+	switch mode {
+	case KernelTieringRefuse:
+		return fmt.Errorf("%w: %s; kernel_tiering = \"refuse\" (set \"disable\" or \"report\")",
+			ErrKernelTiering, strings.Join(conflicts, "; "))
+	case KernelTieringDisable:
+		if _, err := numa.DisableKernelTiering(d.opts.ProcRoot, d.opts.SysRoot); err != nil {
+			return fmt.Errorf("kernel_tiering = \"disable\": %w", err)
+		}
+		log.Info("turned the kernel's own tiering off", "was", strings.Join(conflicts, "; "))
+		d.kernel = setKernelStatus(mode, st, "disabled")
+		d.metrics.kernelTiering.Set(0)
+	default:
+		for _, c := range conflicts {
+			log.Warn("kernel tiering conflicts with kvtier; reporting only, no moves", "conflict", c)
+		}
+		d.kernel = setKernelStatus(mode, st, "reporting only: kvtier does not move pages")
+		d.moving = false
+	}
+	return nil
+}
+
+// plannerConfig translates the daemon config into the planner's.
+func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
+	b := cfg.Budgets
+	pc := plan.Config{
+		Policy: cfg.Policy.String(),
+		Budget: plan.Budget{
+			FastBytes:   b.FastBytes,
+			TenantBytes: map[uint32]int64{},
+			MovePages:   b.PagesPerEpoch,
+			PageSize:    int64(numa.PageSize),
+		},
+		Decay:    0.5,
+		Cooldown: int64(cfg.Epoch) * 2,
+	}
+	if b.MigrateBytesPerSec > 0 {
+		pc.Budget.MoveBytes = max(b.MigrateBytesPerSec*int64(cfg.Epoch)/1e9, int64(numa.PageSize))
+	}
+	if d.slowNode < 0 {
+		// Nowhere to demote to: plan without a fast-tier limit so nothing
+		// is chosen for a move that cannot happen.
+		pc.Budget.FastBytes = 0
+	}
+	for name, q := range b.Tenants {
+		pc.Budget.TenantBytes[d.tenantIndex(name)] = q
+	}
+	if err := pc.Validate(); err != nil {
+		return pc, fmt.Errorf("planner config from %s: %w", cfg.File, err)
+	}
+	return pc, nil
+}
+
+// tenantIndex maps a tenant name to the planner's tenant number.
+func (d *Daemon) tenantIndex(name string) uint32 {
+	if i, ok := d.tenants[name]; ok {
+		return i
+	}
+	i := uint32(len(d.tenantName))
+	d.tenants[name] = i
+	d.tenantName = append(d.tenantName, name)
+	return i
+}
+
+func moverConfig(cfg *Config) numa.MoverConfig {
+	return numa.MoverConfig{Budgets: numa.Budgets{
+		BytesPerSec:   cfg.Budgets.MigrateBytesPerSec,
+		PagesPerEpoch: cfg.Budgets.PagesPerEpoch,
+	}}
+}
+
+// samplerState is one configured sampler, open or failed.
+type samplerState struct {
+	name string
+	s    bpf.Sampler // nil when opening failed
+	err  error
+	last bpf.Stats
+}
+
+// openSamplers opens every configured sampler. One that fails is logged
+// and reported in status; the daemon runs on with the others and with API
+// hints.
+func (d *Daemon) openSamplers() {
+	cfgs := d.cfg.Samplers
+	if len(cfgs) == 0 {
+		cfgs = []SamplerConfig{{Name: DefaultSampler, Params: map[string]string{}}}
+	}
+	log := d.log.Named("sampler")
+	for _, sc := range cfgs {
+		st := &samplerState{name: sc.Name}
+		opts, err := samplerOptions(sc, d.opts)
+		if err == nil {
+			st.s, err = bpf.Open(sc.Name, opts)
+		}
+		if err != nil {
+			st.err = err
+			log.Error("sampler not available; continuing without it", "sampler", sc.Name, "error", err)
+		} else {
+			log.Info("sampler attached", "sampler", sc.Name)
+		}
+		d.samplers = append(d.samplers, st)
+	}
+}
+
+// samplerOptions maps a sampler block's parameters to bpf.Options.
+func samplerOptions(sc SamplerConfig, o Options) (bpf.Options, error) {
+	opts := bpf.Options{SysRoot: o.SysRoot, ProcRoot: o.ProcRoot}
+	for k, v := range sc.Params {
+		var err error
+		switch k {
+		case "period":
+			opts.SamplePeriod, err = strconv.ParseUint(v, 10, 64)
+		case "max_blocks":
+			var n uint64
+			n, err = strconv.ParseUint(v, 10, 32)
+			opts.MaxBlocks = uint32(n)
+		case "pmu":
+			opts.PMU = v
+		case "binary":
+			opts.Binary = v
+		case "symbol":
+			opts.Symbol = v
+		case "abi":
+			opts.ABI = bpf.ABI(v)
+		default:
+			return opts, fmt.Errorf("sampler %s: unknown parameter %q (want period, max_blocks, pmu, binary, symbol or abi)", sc.Name, k)
+		}
+		if err != nil {
+			return opts, fmt.Errorf("sampler %s: parameter %s=%q: want a whole number", sc.Name, k, v)
+		}
+	}
+	return opts, nil
+}

@@ -1,0 +1,80 @@
+package daemon
+
+import (
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/policy"
+)
+
+// updateRegion applies an UpdateRequest. Classes only move toward
+// eviction: a region or block already think_complete never returns to
+// think_active.
+func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.regions[id]
+	if !ok {
+		return api.Region{}, notFound("region %d: no such region", id)
+	}
+	class, prio, rc := r.class, r.priority, r.refcount
+	var err error
+	if req.Class != nil {
+		if class, err = policy.ParseClass(*req.Class); err != nil {
+			return api.Region{}, badRequest("class: %v", err)
+		}
+		if r.class == policy.ClassThinkComplete && class == policy.ClassThinkActive {
+			return api.Region{}, badRequest("class: region %d is think_complete; classes demote one way", id)
+		}
+	}
+	if req.Priority != nil {
+		if prio, err = ParsePriority(*req.Priority); err != nil {
+			return api.Region{}, badRequest("priority: %v", err)
+		}
+	}
+	if req.RefCount != nil {
+		if *req.RefCount < 0 {
+			return api.Region{}, badRequest("refcount %d: want >= 0", *req.RefCount)
+		}
+		rc = *req.RefCount
+	}
+	pinned := r.pinned
+	if req.Pinned != nil {
+		if err := r.checkRanges("pinned", *req.Pinned); err != nil {
+			return api.Region{}, badRequest("%v", err)
+		}
+		pinned = append([]api.Range{}, *req.Pinned...)
+	}
+	if err := r.checkRanges("think_complete", req.ThinkComplete); err != nil {
+		return api.Region{}, badRequest("%v", err)
+	}
+	r.priority, r.refcount, r.pinned = prio, rc, pinned
+	classChanged := class != r.class
+	r.class = class
+	now := d.now()
+	for i := range r.blocks {
+		bc := r.blocks[i].Meta.Class
+		if classChanged && !(bc == policy.ClassThinkComplete && class == policy.ClassThinkActive) {
+			bc = class
+		}
+		if inRanges(r, i, req.ThinkComplete) {
+			bc = policy.ClassThinkComplete
+		}
+		m := r.meta(i, bc)
+		if m != r.blocks[i].Meta {
+			if err := d.planner.Update(r.blocks[i].ID, m, now); err != nil {
+				return api.Region{}, err
+			}
+		}
+	}
+	return r.view(), nil
+}
+
+// inRanges reports whether block i of r lies in one of rs.
+func inRanges(r *region, i int, rs []api.Range) bool {
+	off := uint64(i) * r.blockSize
+	for _, p := range rs {
+		if off >= p.Offset && off < p.Offset+p.Length {
+			return true
+		}
+	}
+	return false
+}
