@@ -153,7 +153,7 @@ func BenchmarkFaultOverhead(b *testing.B) {
 			b.ReportMetric(float64(base.Nanoseconds())/n, "ns/fault-bare")
 			b.ReportMetric(float64(with.Nanoseconds())/n, "ns/fault-sampled")
 			b.ReportMetric(float64(with)/float64(base), "ratio")
-			b.ReportMetric(float64((with - base).Nanoseconds())/float64(max(st.Matched, 1)), "ns/event")
+			b.ReportMetric(float64((with-base).Nanoseconds())/float64(max(st.Matched, 1)), "ns/event")
 		})
 	}
 }

@@ -86,9 +86,12 @@ func load(name, prog string, opts Options, consts map[string]any) (*core, error)
 
 // classify adds this package's sentinel errors to a load or attach error.
 func classify(err error) error {
+	var ve *ebpf.VerifierError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ve):
+		return err // the verifier's EACCES is no missing privilege
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, os.ErrPermission):
 		return fmt.Errorf("%w (%w: need root or CAP_BPF and CAP_PERFMON)", err, ErrPermission)
 	case errors.Is(err, ebpf.ErrNotSupported):

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cilium/ebpf/link"
 )
 
 // TestFaultSamplersSeeExactlyTouchedBlocks touches a known set of pages in
@@ -150,4 +152,55 @@ func TestPerfWithoutPMU(t *testing.T) {
 	if !errors.Is(err, ErrNoPMU) || !strings.Contains(err.Error(), "ibs_op") || !strings.Contains(err.Error(), "mem-loads") {
 		t.Fatalf("Open(perf) = %v; want ErrNoPMU naming PEBS mem-loads and IBS op", err)
 	}
+}
+
+// TestDamonHere: this host's DAMON has no vaddr operations (or another
+// user's kdamond runs), so damon refuses with a clear error and changes
+// nothing.
+func TestDamonRefuses(t *testing.T) {
+	requireRoot(t)
+	before, _ := os.ReadFile("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds")
+	s, err := Open("damon", Options{})
+	if err == nil {
+		s.Close()
+		t.Skip("this kernel has DAMON vaddr and no other DAMON user: the end-to-end guest tests damon")
+	}
+	if !errors.Is(err, ErrNotSupported) && !errors.Is(err, ErrBusy) {
+		t.Fatalf("Open(damon) = %v, want ErrNotSupported or ErrBusy", err)
+	}
+	if errors.Is(err, ErrNotSupported) && !strings.Contains(err.Error(), "vaddr") && !strings.Contains(err.Error(), "damon_aggregated") {
+		t.Errorf("error %q names neither vaddr nor the tracepoint", err)
+	}
+	after, _ := os.ReadFile("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds")
+	if string(before) != string(after) {
+		t.Errorf("nr_kdamonds changed from %q to %q", before, after)
+	}
+	t.Log(err)
+}
+
+// TestDamonProgramLoads loads and attaches damon's BPF program where the
+// kernel has the damon_aggregated tracepoint, without starting DAMON: the
+// verifier and the CO-RE relocations of struct damon_region are checked
+// even where DAMON vaddr is missing.
+func TestDamonProgramLoads(t *testing.T) {
+	requireRoot(t)
+	tid, region, err := damonArgs()
+	if errors.Is(err, ErrNotSupported) {
+		t.Skipf("kernel lacks the damon_aggregated tracepoint: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := load("damon", kvtierProgOnDamon, Options{}.withDefaults(), map[string]any{
+		kvtierVarDamonTidArg: tid, kvtierVarDamonRegionArg: region})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "damon_aggregated", Program: c.objs.Prog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	t.Logf("target_id is argument %d, damon_region argument %d", tid, region)
 }

@@ -105,21 +105,14 @@ static long damon_block(__u64 i, struct damon_walk *w)
 	return 0;
 }
 
-static __always_inline __u64 arg(struct bpf_raw_tracepoint_args *ctx, __u32 i)
-{
-	switch (i) {
-	case 0: return ctx->args[0];
-	case 1: return ctx->args[1];
-	case 2: return ctx->args[2];
-	default: return ctx->args[3];
-	}
-}
-
 SEC("raw_tracepoint/damon_aggregated")
 int on_damon(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 tid = arg(ctx, damon_tid_arg);
-	struct damon_region *dr = (void *)arg(ctx, damon_region_arg);
+	/* Only args[0..2]: the prototype has three or four arguments, and
+	 * reading past the last one makes the attach fail. */
+	__u64 a0 = ctx->args[0], a1 = ctx->args[1], a2 = ctx->args[2];
+	__u32 tid = damon_tid_arg == 0 ? a0 : a1;
+	struct damon_region *dr = (void *)(damon_region_arg == 1 ? a1 : a2);
 	__u32 *tgid = bpf_map_lookup_elem(&damon_targets, &tid);
 	if (!tgid || !*tgid)
 		return 0;
