@@ -34,3 +34,7 @@ func (p *Planner) Stats() Stats {
 	sort.Slice(s.Tenants, func(i, j int) bool { return s.Tenants[i].Tenant < s.Tenants[j].Tenant })
 	return s
 }
+
+// FastBytes returns the bytes of tracked blocks in the fast tier, pending
+// demotions included: Stats().FastBytes without the per-tenant snapshot.
+func (p *Planner) FastBytes() int64 { return p.used }

@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/trace"
+)
+
+// blk is the simulator's state of one block.
+type blk struct {
+	b          policy.Block
+	tier       int8  // -1: in no tier
+	seen       bool  // Meta.Size set
+	prev, next int32 // links in its lower tier's LRU list
+	evictedAt  int64 // access index of its last fast-tier eviction, -1 none
+	prefetched bool  // promoted by prefetch and not accessed since
+}
+
+// lowerTier is a tier below the fast one: LRU by demotion or access time.
+type lowerTier struct {
+	head, tail int32 // most and least recent, -1 when empty
+	used       int64
+}
+
+// engine is the state shared by the cache and blocks modes.
+type engine struct {
+	cfg     *Config
+	h       Hierarchy
+	blocks  []blk
+	lower   []lowerTier // index 0 unused
+	set     *policy.Set
+	evbuf   []*policy.Block
+	res     Result
+	lat     hist
+	tenants tenantHits
+	util    float64
+	keyIdx  map[uint64]uint32 // for prefetch
+	keys    []uint64
+	unit    bool // ModeBlocks: every block has size 1
+}
+
+func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
+	h := cfg.hierarchy()
+	e := &engine{cfg: cfg, h: h, blocks: make([]blk, t.Blocks()), lower: make([]lowerTier, len(h.Tiers)),
+		unit: cfg.Mode == ModeBlocks, keys: t.keys}
+	for i := range e.blocks {
+		e.blocks[i] = blk{b: policy.Block{ID: uint64(i)}, tier: -1, prev: -1, next: -1, evictedAt: -1}
+	}
+	for i := range e.lower {
+		e.lower[i] = lowerTier{head: -1, tail: -1}
+	}
+	e.res.Hits = make([]int64, len(h.Tiers))
+	if cfg.Prefetch > 0 {
+		e.keyIdx = make(map[uint64]uint32, len(t.keys))
+		for i, k := range t.keys {
+			e.keyIdx[k] = uint32(i)
+		}
+	}
+	e.set = policy.NewSet(pol, h.Tiers[0].Capacity)
+	return e
+}
+
+// setMeta copies the record's metadata; the size is fixed at first sight.
+func (e *engine) setMeta(x *blk, rec *trace.Record) {
+	m := rec.Meta
+	if !x.seen {
+		x.seen = true
+		switch {
+		case e.unit:
+			m.Size = 1
+		case m.Size <= 0:
+			m.Size = e.cfg.Quant.Scale(DefaultBlockBytes)
+		default:
+			m.Size = e.cfg.Quant.Scale(m.Size)
+		}
+	} else {
+		m.Size = x.b.Meta.Size
+	}
+	if m.Pinned != x.b.Meta.Pinned && x.tier == 0 {
+		pinned := m.Pinned
+		m.Pinned = x.b.Meta.Pinned
+		x.b.Meta = m
+		e.set.SetPinned(&x.b, pinned, 0)
+		return
+	}
+	x.b.Meta = m
+}
+
+// run replays the trace in cache or blocks mode.
+func (e *engine) run(t *Trace) error {
+	var step int64
+	err := t.replay(func(_ int, rec *trace.Record, id, next uint32) {
+		x := &e.blocks[id]
+		e.setMeta(x, rec)
+		switch rec.Op {
+		case trace.OpAccess:
+			if next == never {
+				x.b.Next = policy.Never
+			} else {
+				x.b.Next = int64(next)
+			}
+			e.access(x, step)
+			step++
+		case trace.OpFree:
+			e.free(x)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	e.finish()
+	return nil
+}
+
+// access serves one access at step now.
+func (e *engine) access(x *blk, now int64) {
+	e.res.Accesses++
+	if x.evictedAt >= 0 {
+		if now-x.evictedAt <= e.cfg.horizon() {
+			e.res.Repromotions++
+		}
+		x.evictedAt = -1
+	}
+	size := x.b.Meta.Size
+	var lat float64
+	hit := x.tier == 0
+	e.set.Access(&x.b, now)
+	if hit {
+		e.res.Hits[0]++
+		lat = e.h.readMs(0, size)
+		if x.prefetched {
+			x.prefetched = false
+			e.res.PrefetchUseful++
+		}
+	} else {
+		if x.tier > 0 {
+			e.res.Hits[x.tier]++
+			lat = e.h.transferMs(int(x.tier), 0, size, e.cfg.Quant)
+			e.unlink(x)
+		} else {
+			e.res.Misses++
+			lat = e.h.coldMs(0, size, e.cfg.Quant)
+		}
+		e.res.BytesDemand += size
+		lat += e.promote(x, now, &e.res.BytesDemand)
+		if e.cfg.Prefetch > 0 {
+			e.prefetch(x, now)
+		}
+	}
+	e.lat.add(lat)
+	e.tenants.add(x.b.Meta.Tenant, hit)
+	e.util += float64(e.set.Used()) / float64(e.h.Tiers[0].Capacity)
+}
+
+// promote admits x to tier 0 and demotes the victims, returning the
+// latency of the demotions and adding their bytes to bytes. A block that
+// cannot fit goes to the first lower tier instead.
+func (e *engine) promote(x *blk, now int64, bytes *int64) float64 {
+	var err error
+	e.evbuf, err = e.set.Admit(&x.b, now, e.evbuf[:0])
+	var lat float64
+	for _, v := range e.evbuf {
+		lat += e.demote(&e.blocks[v.ID], now, bytes)
+	}
+	if err != nil {
+		lat += e.insertLower(x, 1, bytes)
+		return lat
+	}
+	x.tier = 0
+	return lat
+}
+
+// demote moves a block just evicted from tier 0 to tier 1, cascading.
+func (e *engine) demote(v *blk, now int64, bytes *int64) float64 {
+	e.res.Evictions++
+	v.evictedAt = now
+	if v.prefetched {
+		v.prefetched = false
+		e.res.PrefetchWasted++
+	}
+	v.tier = -1
+	if len(e.h.Tiers) == 1 {
+		return 0
+	}
+	*bytes += v.b.Meta.Size
+	return e.h.transferMs(0, 1, v.b.Meta.Size, e.cfg.Quant) + e.insertLower(v, 1, bytes)
+}
+
+// insertLower puts x at the front of lower tier k and pushes the least
+// recent blocks of every overfull tier one tier down; blocks falling off
+// the last tier are dropped. It returns the latency of the cascade.
+func (e *engine) insertLower(x *blk, k int, bytes *int64) float64 {
+	if k >= len(e.h.Tiers) {
+		x.tier = -1
+		return 0
+	}
+	e.link(x, k)
+	var lat float64
+	for ; k < len(e.h.Tiers); k++ {
+		lt := &e.lower[k]
+		for lt.used > e.h.Tiers[k].Capacity && lt.tail >= 0 {
+			v := &e.blocks[lt.tail]
+			e.unlink(v)
+			if k+1 < len(e.h.Tiers) {
+				*bytes += v.b.Meta.Size
+				lat += e.h.transferMs(k, k+1, v.b.Meta.Size, e.cfg.Quant)
+				e.link(v, k+1)
+			}
+		}
+	}
+	return lat
+}
+
+func (e *engine) link(x *blk, k int) {
+	lt := &e.lower[k]
+	id := int32(x.b.ID)
+	x.tier, x.prev, x.next = int8(k), -1, lt.head
+	if lt.head >= 0 {
+		e.blocks[lt.head].prev = id
+	} else {
+		lt.tail = id
+	}
+	lt.head = id
+	lt.used += x.b.Meta.Size
+}
+
+func (e *engine) unlink(x *blk) {
+	lt := &e.lower[x.tier]
+	if x.prev >= 0 {
+		e.blocks[x.prev].next = x.next
+	} else {
+		lt.head = x.next
+	}
+	if x.next >= 0 {
+		e.blocks[x.next].prev = x.prev
+	} else {
+		lt.tail = x.prev
+	}
+	lt.used -= x.b.Meta.Size
+	x.prev, x.next, x.tier = -1, -1, -1
+}
+
+// prefetch promotes the blocks whose keys follow x's, when a lower tier
+// holds them. Their transfers are asynchronous: bytes count, latency not.
+func (e *engine) prefetch(x *blk, now int64) {
+	key := e.keys[x.b.ID]
+	for d := 1; d <= e.cfg.Prefetch; d++ {
+		id, ok := e.keyIdx[key+uint64(d)]
+		if !ok {
+			continue
+		}
+		y := &e.blocks[id]
+		if y.tier <= 0 {
+			continue
+		}
+		e.unlink(y)
+		e.res.BytesPrefetch += y.b.Meta.Size
+		e.promote(y, now, &e.res.BytesPrefetch)
+		if y.tier == 0 {
+			y.prefetched = true
+		}
+	}
+}
+
+// free drops a freed block from every tier and the policy.
+func (e *engine) free(x *blk) {
+	if x.tier > 0 {
+		e.unlink(x)
+	}
+	e.set.Forget(&x.b)
+	if x.prefetched {
+		x.prefetched = false
+		e.res.PrefetchWasted++
+	}
+	x.tier, x.evictedAt = -1, -1
+}
+
+// finish computes the derived measures.
+func (e *engine) finish() {
+	for i := range e.blocks {
+		if e.blocks[i].prefetched {
+			e.res.PrefetchWasted++
+		}
+	}
+	finishResult(&e.res, &e.lat, &e.tenants, e.util)
+}
+
+func finishResult(r *Result, lat *hist, t *tenantHits, util float64) {
+	if r.Accesses > 0 {
+		r.FastHitRatio = float64(r.Hits[0]) / float64(r.Accesses)
+		r.Utilisation = util / float64(r.Accesses)
+	}
+	if r.Evictions > 0 {
+		r.RepromotionRate = float64(r.Repromotions) / float64(r.Evictions)
+	}
+	r.MeanLatencyMs = lat.mean()
+	r.P99LatencyMs = lat.quantile(0.99)
+	r.Fairness, r.Tenants = t.fairness()
+}

@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Run replays t under cfg with a fresh policy and returns the measures.
+// Policy time is the access index (0, 1, 2, ...), the unit of the seed
+// study's horizons, whatever the trace's own timestamps.
+func Run(cfg Config, t *Trace) (Result, error) {
+	if err := cfg.validate(); err != nil {
+		return Result{}, err
+	}
+	res := Result{Policy: cfg.Policy, Workload: t.Name, Mode: cfg.Mode.String(), Quant: cfg.Quant.String(),
+		Seed: cfg.Seed}
+	if cfg.Mode != ModeBlocks {
+		res.Preset, res.Scenario = cfg.Hierarchy.Preset, cfg.Hierarchy.Scenario
+	}
+	var out Result
+	switch cfg.Mode {
+	case ModeTiering:
+		s, err := newTiering(&cfg, t)
+		if err != nil {
+			return Result{}, err
+		}
+		if err := s.run(t); err != nil {
+			return Result{}, err
+		}
+		out = s.res
+	default:
+		pol, err := policy.New(cfg.Policy, cfg.env())
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrBadConfig, err)
+		}
+		e := newEngine(&cfg, t, pol)
+		if err := e.run(t); err != nil {
+			return Result{}, err
+		}
+		out = e.res
+	}
+	out.Policy, out.Workload, out.Mode, out.Quant, out.Seed = res.Policy, res.Workload, res.Mode, res.Quant, res.Seed
+	out.Preset, out.Scenario = res.Preset, res.Scenario
+	return out, nil
+}
+
+// Reference names the rows Compare adds.
+const (
+	RefLRU    = "lru"
+	RefBelady = "belady"
+)
+
+// Compare runs every policy under base on t, plus LRU and Bélády (in
+// tiering mode Bélády runs in cache mode on the same tiers: the planner
+// takes online policies only), and fills each result's reference hit
+// ratios and headroom share. The LRU and Bélády rows come last.
+func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
+	lruCfg := base
+	lruCfg.Policy = RefLRU
+	lru, err := Run(lruCfg, t)
+	if err != nil {
+		return nil, err
+	}
+	belCfg := base
+	belCfg.Policy = RefBelady
+	if belCfg.Mode == ModeTiering {
+		belCfg.Mode = ModeCache
+	}
+	bel, err := Run(belCfg, t)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, p := range policies {
+		cfg := base
+		cfg.Policy = p
+		r, err := Run(cfg, t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	out = append(out, lru, bel)
+	for i := range out {
+		SetReference(&out[i], lru.FastHitRatio, bel.FastHitRatio)
+	}
+	return out, nil
+}
+
+// SetReference records LRU's and Bélády's hit ratios in r and the share of
+// the LRU-to-Bélády headroom r captures: (r - lru) / (belady - lru), or
+// nil when Bélády does no better than LRU.
+func SetReference(r *Result, lru, belady float64) {
+	r.LRUHitRatio, r.BeladyHitRatio = lru, belady
+	r.Headroom = nil
+	if gap := belady - lru; gap > 1e-12 {
+		h := (r.FastHitRatio - lru) / gap
+		if !math.IsNaN(h) {
+			r.Headroom = &h
+		}
+	}
+}
