@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# test/deps.sh: install and fetch what the emulated-CXL end-to-end tests need.
+#
+#   - Debian packages qemu-system-x86 and busybox-static (apt-get, as root);
+#   - the newest linux-image-6.12.*+deb12-amd64 and the 6.1 kernel that
+#     linux-image-amd64 depends on, fetched with `apt-get download` and
+#     unpacked with `dpkg -x` into test/.cache/kernels/PACKAGE/.
+#
+# It writes test/.cache/kernels.tsv (series, package, vmlinuz, config) and is
+# idempotent: a second run with everything present takes well under a second
+# unless E2E_REFRESH=1 asks it to look for a newer 6.12 package.
+# Both .ci/run and the Go harness (test/e2e_test.go) call it.
+set -euo pipefail
+cd "$(dirname "$0")"
+cache="$PWD/.cache"
+kdir="$cache/kernels"
+manifest="$cache/kernels.tsv"
+export DEBIAN_FRONTEND=noninteractive
+
+die() { echo "test/deps.sh: $*" >&2; exit 1; }
+
+apt_install() {
+	[ "$(id -u)" = 0 ] || die "missing $*; run as root or install them: apt-get install $*"
+	command -v apt-get >/dev/null || die "missing $* and apt-get is not available (not Debian?)"
+	echo "test/deps.sh: installing $*" >&2
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$@" >&2 ||
+		{ apt-get -o DPkg::Lock::Timeout=600 update -q >&2 &&
+			apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$@" >&2; } ||
+		die "apt-get could not install $*"
+}
+
+missing=()
+command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
+# busybox-static, not busybox: the initramfs needs a static binary.
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || missing+=(busybox-static)
+if ((${#missing[@]})); then apt_install "${missing[@]}"; fi
+
+# kernel_pkgs prints the two package names (6.12 newest, 6.1 of linux-image-amd64).
+kernel_pkgs() {
+	local k612 k61
+	k612=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64$' |
+		awk '{print $1}' | sort -V | tail -n1)
+	k61=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '/Depends: linux-image-6\.1\./ {print $2; exit}')
+	[ -n "$k612" ] || die "apt-cache finds no linux-image-6.12.*+deb12-amd64 (run apt-get update?)"
+	[ -n "$k61" ] || die "apt-cache finds no 6.1 kernel that linux-image-amd64 depends on"
+	echo "$k612 $k61"
+}
+
+# fetch PACKAGE unpacks it into $kdir/PACKAGE unless it is there already.
+fetch() {
+	local pkg=$1 dest="$kdir/$1" tmp
+	if [ -e "$dest/.complete" ]; then return; fi
+	[ "$(id -u)" = 0 ] || command -v apt-get >/dev/null || die "cannot fetch $pkg"
+	tmp=$(mktemp -d "$cache/fetch.XXXXXX")
+	echo "test/deps.sh: fetching $pkg" >&2
+	(cd "$tmp" && apt-get download "$pkg" >&2 2>/dev/null) ||
+		(cd "$tmp" && apt-get download "$pkg" >&2) || { rm -rf "$tmp"; die "apt-get download $pkg failed"; }
+	rm -rf "$dest"
+	dpkg -x "$tmp"/*.deb "$dest" || { rm -rf "$tmp"; die "dpkg -x of $pkg failed"; }
+	rm -rf "$tmp"
+	touch "$dest/.complete"
+}
+
+mkdir -p "$kdir"
+if [ -s "$manifest" ] && [ "${E2E_REFRESH:-0}" != 1 ] && awk -F'\t' '{ if (system("test -r " $3)) exit 1 }' "$manifest"; then
+	cat "$manifest"
+	exit 0
+fi
+
+read -r k612 k61 < <(kernel_pkgs)
+: >"$manifest.tmp"
+for series_pkg in "6.12 $k612" "6.1 $k61"; do
+	read -r series pkg <<<"$series_pkg"
+	fetch "$pkg"
+	vmlinuz=$(ls "$kdir/$pkg"/boot/vmlinuz-* 2>/dev/null | head -n1)
+	config=$(ls "$kdir/$pkg"/boot/config-* 2>/dev/null | head -n1)
+	[ -r "$vmlinuz" ] || die "$pkg has no boot/vmlinuz-*"
+	printf '%s\t%s\t%s\t%s\n' "$series" "$pkg" "$vmlinuz" "$config" >>"$manifest.tmp"
+done
+mv "$manifest.tmp" "$manifest"
+cat "$manifest"

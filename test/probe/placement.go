@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/kvtier/kvtier/numa"
+)
+
+// arenaInfo is the part of the workload's "info" reply the probe needs.
+type arenaInfo struct {
+	Tenant    string `json:"tenant"`
+	Addr      uint64 `json:"addr"`
+	Length    uint64 `json:"length"`
+	BlockSize uint64 `json:"block_size"`
+	Blocks    int    `json:"blocks"`
+}
+
+type workloadInfo struct {
+	PID    int         `json:"pid"`
+	Arenas []arenaInfo `json:"arenas"`
+}
+
+// control sends one command to the workload and returns its JSON reply.
+func control(socket, command string) (json.RawMessage, error) {
+	conn, err := net.DialTimeout("unix", socket, 10*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("workload control %s: %w", socket, err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintln(conn, command); err != nil {
+		return nil, fmt.Errorf("workload control %s: %w", socket, err)
+	}
+	r := bufio.NewReader(conn)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("workload control %s: reply to %q: %w", socket, command, err)
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(line, &e) == nil && e.Error != "" {
+		return line, fmt.Errorf("workload: %s", e.Error)
+	}
+	return json.RawMessage(line), nil
+}
+
+func waitSocket(socket string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		_, err := control(socket, "info")
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("workload not ready after %s: %w", limit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func info(socket string) (*workloadInfo, error) {
+	raw, err := control(socket, "info")
+	if err != nil {
+		return nil, err
+	}
+	var wi workloadInfo
+	if err := json.Unmarshal(raw, &wi); err != nil {
+		return nil, fmt.Errorf("workload info: %w", err)
+	}
+	return &wi, nil
+}
+
+// Placement counts an arena's base pages per node ("-1" not present, or
+// an errno name).
+type Placement struct {
+	Tenant string         `json:"tenant"`
+	Pages  int            `json:"pages"`
+	Nodes  map[string]int `json:"nodes"`
+}
+
+// WhereReport is the placement of every arena of the workload.
+type WhereReport struct {
+	PID    int         `json:"pid"`
+	Arenas []Placement `json:"arenas"`
+}
+
+func where(socket string) (*WhereReport, error) {
+	wi, err := info(socket)
+	if err != nil {
+		return nil, err
+	}
+	return placement(wi)
+}
+
+func placement(wi *workloadInfo) (*WhereReport, error) {
+	rep := &WhereReport{PID: wi.PID}
+	for _, a := range wi.Arenas {
+		pages, err := numa.PagesOf(uintptr(a.Addr), uintptr(a.Addr+a.Length))
+		if err != nil {
+			return nil, err
+		}
+		status := make([]numa.PageStatus, len(pages))
+		if err := numa.QueryPages(wi.PID, pages, status, 0); err != nil {
+			return nil, err
+		}
+		rep.Arenas = append(rep.Arenas, Placement{Tenant: a.Tenant, Pages: len(pages), Nodes: countNodes(status)})
+	}
+	return rep, nil
+}
+
+func countNodes(status []numa.PageStatus) map[string]int {
+	m := map[string]int{}
+	for _, s := range status {
+		if n, ok := s.OnNode(); ok {
+			m[strconv.Itoa(n)]++
+		} else {
+			m[s.String()]++
+		}
+	}
+	return m
+}
+
+// MoveReport is one move of every arena to a node.
+type MoveReport struct {
+	Node    int            `json:"node"`
+	Pages   int            `json:"pages"`
+	Bytes   uint64         `json:"bytes"`
+	Seconds float64        `json:"seconds"`
+	MBps    float64        `json:"mb_per_s"`
+	Stats   numa.MoveStats `json:"stats"`
+	Before  *WhereReport   `json:"before"`
+	After   *WhereReport   `json:"after"`
+}
+
+func move(socket string, node int) (*MoveReport, error) {
+	wi, err := info(socket)
+	if err != nil {
+		return nil, err
+	}
+	rep := &MoveReport{Node: node}
+	if rep.Before, err = placement(wi); err != nil {
+		return nil, err
+	}
+	var all []uintptr
+	for _, a := range wi.Arenas {
+		pages, err := numa.PagesOf(uintptr(a.Addr), uintptr(a.Addr+a.Length))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, pages...)
+		rep.Bytes += a.Length
+	}
+	rep.Pages = len(all)
+	status := make([]numa.PageStatus, len(all))
+	start := time.Now()
+	rep.Stats, err = numa.MovePages(context.Background(), wi.PID, all, node, status, numa.MoveOptions{})
+	rep.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		return rep, err
+	}
+	rep.MBps = float64(rep.Bytes) / (1 << 20) / rep.Seconds
+	rep.After, err = placement(wi)
+	return rep, err
+}
+
+// memcpyRate copies a buffer of mib MiB a few times and reports MB/s
+// (MiB/s), the baseline the move rate is compared with.
+func memcpyRate(mib int) map[string]float64 {
+	src := make([]byte, mib<<20)
+	dst := make([]byte, mib<<20)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	copy(dst, src) // fault dst in
+	const passes = 3
+	start := time.Now()
+	for range passes {
+		copy(dst, src)
+	}
+	sec := time.Since(start).Seconds()
+	return map[string]float64{"mib": float64(mib), "seconds": sec, "mb_per_s": float64(mib*passes) / sec}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+// serve answers line commands on a unix socket until "quit", one
+// connection at a time; each command gets one JSON line back:
+//
+//	info          {"pid":..,"arenas":[..]}
+//	verify        this pass: {"blocks":N,"mismatched":[..]}
+//	read          read every block of every arena once (a PhaseReport)
+//	phase NAME    run a phase (a PhaseReport)
+//	refill        write the next generation into every block
+//	quit          the final Report; the program then exits
+func (w *workload) serve(path string) (Report, error) {
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return Report{}, fmt.Errorf("control socket: %w", err)
+	}
+	defer ln.Close()
+	defer os.Remove(path)
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return Report{}, fmt.Errorf("control socket %s: %w", path, err)
+		}
+		rep, quit := w.session(conn)
+		conn.Close()
+		if quit {
+			return rep, nil
+		}
+	}
+}
+
+// session handles one connection; it reports whether quit was asked.
+func (w *workload) session(conn net.Conn) (Report, bool) {
+	sc := bufio.NewScanner(conn)
+	enc := json.NewEncoder(conn)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		var reply any
+		switch {
+		case f[0] == "quit" && len(f) == 1:
+			rep := w.finish()
+			_ = enc.Encode(rep)
+			return rep, true
+		case f[0] == "info" && len(f) == 1:
+			reply = struct {
+				PID    int         `json:"pid"`
+				Arenas []ArenaInfo `json:"arenas"`
+			}{os.Getpid(), w.info()}
+		case f[0] == "verify" && len(f) == 1:
+			reply = w.verifyPass()
+		case f[0] == "read" && len(f) == 1:
+			var p PhaseReport
+			for _, a := range w.arenas {
+				all := make([]int, a.blocks())
+				for i := range all {
+					all[i] = i
+				}
+				w.readOnce(a, all, &p)
+			}
+			p.Name = "read"
+			reply = p
+		case f[0] == "phase" && len(f) == 2:
+			p, err := w.runPhase(f[1])
+			reply = errOr(p, err)
+		case f[0] == "refill" && len(f) == 1:
+			for _, a := range w.arenas {
+				a.fill(a.gen + 1)
+			}
+			reply = w.info()
+		default:
+			reply = map[string]string{"error": fmt.Sprintf("unknown command %q (want info, verify, read, phase NAME, refill or quit)", sc.Text())}
+		}
+		if err := enc.Encode(reply); err != nil {
+			return Report{}, false
+		}
+	}
+	return Report{}, false
+}
+
+// verifyPass verifies every arena and reports this pass only.
+func (w *workload) verifyPass() VerifyReport {
+	before := len(w.rep.Verify.Mismatched)
+	v := w.verifyAll()
+	v.Mismatched = append([]string{}, v.Mismatched[before:]...)
+	return v
+}
+
+func errOr(v any, err error) any {
+	if err != nil {
+		return map[string]any{"error": err.Error(), "result": v}
+	}
+	return v
+}
