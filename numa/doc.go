@@ -33,13 +33,19 @@
 //
 // A Mover executes a Plan under budgets: bytes per second (a token bucket),
 // pages per call, pages per epoch and the caller's context deadline. It
-// reports achieved bytes per second, pages per direction and an errno
-// histogram.
+// reports achieved bytes per second, pages per direction (to fast / to
+// slow, by the destination's class), an errno histogram and one Outcome
+// per move (moved, already there, not present, failed by errno, skipped
+// and why), which the daemon feeds back to its policy. Pages are queried
+// before they are moved, so only pages off their destination are charged
+// to the budgets. PID reuse: move_pages(2) takes a PID, so the Mover
+// checks the pidfd before every call; process_madvise(2) takes the pidfd
+// itself.
 //
 // Transparent huge pages: move_pages(2) addresses base pages, and a THP is
 // moved (or refused with EBUSY) as a whole; the per-page status reports
-// that. HugeBacking reads AnonHugePages from /proc/PID/smaps to learn
-// whether a range is THP-backed.
+// that. ReadHugeBacking sums AnonHugePages (and the shmem/file PMD
+// figures) from /proc/PID/smaps to learn whether a range is THP-backed.
 //
 // Syscalls live only here (and in bpf/). The package never logs; errors are
 // wrapped with context and the sentinel errors are tested with errors.Is.
