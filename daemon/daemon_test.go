@@ -1,0 +1,252 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kvtier/kvtier/daemon/api"
+)
+
+const testConfig = `
+epoch = "100ms"
+sampler "sw-page-faults" {}
+policy "lru" {}
+budgets {
+  tenant "alice" { fast_bytes = "64MiB" }
+}
+`
+
+func TestDaemonRoundTrip(t *testing.T) {
+	td := startDaemon(t, testConfig)
+	wl := startWorkload(t)
+	ctx := context.Background()
+	c := td.client
+
+	var mu sync.Mutex
+	var events []api.Event
+	evCtx, stopEvents := context.WithCancel(ctx)
+	defer stopEvents()
+	go func() {
+		_ = c.Events(evCtx, func(ev api.Event) error {
+			mu.Lock()
+			events = append(events, ev)
+			mu.Unlock()
+			return nil
+		})
+	}()
+	time.Sleep(100 * time.Millisecond) // let the subscription start
+
+	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size,
+		BlockSize: 256 << 10, Tenant: "alice", Class: api.ClassThinkActive, Priority: api.PriorityHigh,
+		Pinned: []api.Range{{Offset: 0, Length: 256 << 10}}, Name: "kv"})
+	if err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	if reg.ID == 0 || reg.Blocks != int(wl.size/(256<<10)) || reg.Tenant != "alice" || reg.Class != "think_active" ||
+		reg.Priority != "high" || reg.FastBytes != wl.size || reg.Source != "api" {
+		t.Fatalf("registered region = %+v", reg)
+	}
+
+	// Sampling: the workload keeps touching its buffer; the samplers see
+	// faults only on first touch, so hints make the access count certain.
+	if _, err := c.Hints(ctx, reg.ID, api.HintsRequest{Blocks: []uint64{1, 2, 2, 3}}); err != nil {
+		t.Fatalf("Hints: %v", err)
+	}
+	got, err := c.Region(ctx, reg.ID)
+	if err != nil || got.Accesses < 4 {
+		t.Fatalf("Region after hints = %+v, %v; want >= 4 accesses", got, err)
+	}
+
+	tc := api.ClassThinkComplete
+	up, err := c.Update(ctx, reg.ID, api.UpdateRequest{Priority: ptr("low"), RefCount: ptr(int32(3)),
+		ThinkComplete: []api.Range{{Offset: 1 << 20, Length: 1 << 20}}})
+	if err != nil || up.Priority != "low" || up.RefCount != 3 {
+		t.Fatalf("Update = %+v, %v", up, err)
+	}
+	if _, err := c.Update(ctx, reg.ID, api.UpdateRequest{Class: &tc}); err != nil {
+		t.Fatalf("Update class: %v", err)
+	}
+	back := api.ClassThinkActive
+	if _, err := c.Update(ctx, reg.ID, api.UpdateRequest{Class: &back}); !isStatus(err, 400) {
+		t.Fatalf("think_complete -> think_active = %v, want 400 (one-way)", err)
+	}
+
+	pl, err := c.Placement(ctx, reg.ID)
+	if err != nil {
+		t.Fatalf("Placement: %v", err)
+	}
+	if len(pl.Blocks) != reg.Blocks || pl.FastBlocks+pl.SlowBlocks+pl.Unmapped != reg.Blocks || pl.FastBlocks == 0 {
+		t.Fatalf("placement = %+v", pl)
+	}
+	if pls, err := c.PlacementByPID(ctx, wl.pid()); err != nil || len(pls) != 1 {
+		t.Fatalf("PlacementByPID = %v, %v", pls, err)
+	}
+
+	st, err := c.Status(ctx)
+	if err != nil || st.Regions != 1 || st.Version != "test" || len(st.Samplers) != 1 {
+		t.Fatalf("Status = %+v, %v", st, err)
+	}
+	topo, err := c.Topology(ctx)
+	if err != nil || len(topo.Nodes) == 0 || topo.Nodes[0].Class != "fast" {
+		t.Fatalf("Topology = %+v, %v", topo, err)
+	}
+	pol, err := c.Policy(ctx)
+	if err != nil || pol.Name != "lru" || pol.Budgets.Tenants["alice"] != 64<<20 {
+		t.Fatalf("Policy = %+v, %v", pol, err)
+	}
+
+	eventually(t, 3*time.Second, "epochs to run", func() bool {
+		s, err := c.Status(ctx)
+		return err == nil && s.Epoch.Count >= 3
+	})
+	addr := td.d.MetricsAddr()
+	if v := metric(t, addr, "kvtier_hint_blocks_total"); v != 4 {
+		t.Errorf("kvtier_hint_blocks_total = %v, want 4", v)
+	}
+	if v := metric(t, addr, "kvtier_regions"); v != 1 {
+		t.Errorf("kvtier_regions = %v, want 1", v)
+	}
+	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(wl.size) {
+		t.Errorf("alice fast bytes = %v, want %d", v, wl.size)
+	}
+	if v := metric(t, addr, "kvtier_policy_decision_seconds_count"); v < 3 {
+		t.Errorf("decision histogram count = %v, want >= 3", v)
+	}
+	if v := metric(t, addr, `kvtier_migrated_pages_total{direction="demote"}`); v != 0 {
+		t.Errorf("demoted pages on a one-node host = %v, want 0", v)
+	}
+
+	if err := c.Unregister(ctx, reg.ID); err != nil {
+		t.Fatalf("Unregister: %v", err)
+	}
+	if _, err := c.Region(ctx, reg.ID); !isStatus(err, 404) {
+		t.Fatalf("Region after Unregister = %v, want 404", err)
+	}
+	eventually(t, 2*time.Second, "registered and unregistered events", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		var types []string
+		for _, ev := range events {
+			types = append(types, ev.Type)
+		}
+		s := strings.Join(types, ",")
+		return strings.Contains(s, api.EventRegionRegistered) && strings.Contains(s, api.EventRegionUnregistered)
+	})
+}
+
+func TestDaemonSamplesWorkload(t *testing.T) {
+	td := startDaemon(t, testConfig)
+	ctx := context.Background()
+	buf := alignedBuffer(4 << 20)
+	addr := uint64(uintptrOf(buf))
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: os.Getpid(), Addr: addr, Length: uint64(len(buf)),
+		BlockSize: 64 << 10})
+	if err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	touch(buf) // first touch: one page fault per page inside the watched region
+	eventually(t, 5*time.Second, "sampled accesses", func() bool {
+		r, err := td.client.Region(ctx, reg.ID)
+		return err == nil && r.Accesses > 0
+	})
+	if v := metric(t, td.d.MetricsAddr(), `kvtier_sampler_events_total{sampler="sw-page-faults"}`); v <= 0 {
+		t.Errorf("sampler events = %v, want > 0", v)
+	}
+}
+
+func TestDaemonDropsExitedProcess(t *testing.T) {
+	td := startDaemon(t, testConfig)
+	wl := startWorkload(t)
+	ctx := context.Background()
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size})
+	if err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	wl.kill()
+	eventually(t, 3*time.Second, "the region of the exited process to go", func() bool {
+		_, err := td.client.Region(ctx, reg.ID)
+		return isStatus(err, 404)
+	})
+	if v := metric(t, td.d.MetricsAddr(), "kvtier_regions_dropped_total"); v != 1 {
+		t.Errorf("kvtier_regions_dropped_total = %v, want 1", v)
+	}
+	st, _ := td.client.Status(ctx)
+	if st.Samplers[0].Watched != 0 {
+		t.Errorf("sampler still watches %d regions of the exited process", st.Samplers[0].Watched)
+	}
+}
+
+func TestDaemonReload(t *testing.T) {
+	td := startDaemon(t, testConfig)
+	wl := startWorkload(t)
+	ctx := context.Background()
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(td.dir, "bad.hcl")
+	os.WriteFile(bad, []byte("policy \"nope\" {}\n"), 0o600)
+	if td.d.ReloadFile(bad) {
+		t.Fatal("a bad config reloaded")
+	}
+	if !strings.Contains(td.logs.String(), "bad.hcl:1:1: Unknown policy") {
+		t.Errorf("log does not say why the reload failed:\n%s", td.logs.String())
+	}
+	good := filepath.Join(td.dir, "good.hcl")
+	os.WriteFile(good, []byte("epoch = \"50ms\"\npolicy \"fifo\" {}\nbudgets {\n  pages_per_epoch = 128\n}\n"), 0o600)
+	if !td.d.ReloadFile(good) {
+		t.Fatalf("good config did not reload:\n%s", td.logs.String())
+	}
+	pol, _ := td.client.Policy(ctx)
+	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 {
+		t.Fatalf("policy after reload = %+v", pol)
+	}
+	if r, err := td.client.Region(ctx, reg.ID); err != nil || r.Blocks != reg.Blocks {
+		t.Fatalf("region after reload = %+v, %v", r, err)
+	}
+	if v := metric(t, td.d.MetricsAddr(), `kvtier_config_reloads_total{result="error"}`); v != 1 {
+		t.Errorf("failed reloads = %v, want 1", v)
+	}
+}
+
+// TestDaemonDetachesBPF checks that stopping the daemon leaves no BPF
+// program or link open in this process.
+func TestDaemonDetachesBPF(t *testing.T) {
+	td := startDaemon(t, testConfig)
+	if n := bpfFDs(t); n == 0 {
+		t.Fatal("no BPF fds while the daemon runs: the check below would prove nothing")
+	}
+	td.stop(t)
+	if n := bpfFDs(t); n != 0 {
+		t.Fatalf("%d BPF fds left open after the daemon stopped", n)
+	}
+}
+
+// bpfFDs counts this process's fds on BPF programs, links and maps.
+func bpfFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range ents {
+		l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if strings.HasPrefix(l, "anon_inode:bpf") {
+			n++
+		}
+	}
+	return n
+}
+
+func isStatus(err error, code int) bool {
+	var se *api.StatusError
+	return errors.As(err, &se) && se.Code == code
+}
+
+func ptr[T any](v T) *T { return &v }
