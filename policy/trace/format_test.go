@@ -26,7 +26,7 @@ func sampleRecords() []Record {
 }
 
 func TestWritersRoundTrip(t *testing.T) {
-	gen := mustWorkload(t, "chat_continuation", WorkloadParams{Seed: 7})
+	gen := mustWorkload(t, "reasoning", WorkloadParams{Seed: 7, Steps: 300})
 	for _, recs := range [][]Record{sampleRecords(), gen, nil} {
 		for _, f := range []struct {
 			name  string
