@@ -14,11 +14,11 @@ const MaxRegionsPerProcess = 32
 // Region is one address range of one process to sample, cut into blocks of
 // BlockSize bytes. Block i covers [Start+i*BlockSize, Start+(i+1)*BlockSize).
 type Region struct {
-	ID        uint32 // chosen by the caller, unique among watched regions
-	PID       uint32 // the process (thread group id), not a thread id
-	Start     uint64 // first byte
-	End       uint64 // one past the last byte
-	BlockSize uint64 // bytes per block, > 0
+	ID        uint32 `json:"id"`         // chosen by the caller, unique among watched regions
+	PID       uint32 `json:"pid"`        // the process (thread group id), not a thread id
+	Start     uint64 `json:"start"`      // first byte
+	End       uint64 `json:"end"`        // one past the last byte
+	BlockSize uint64 `json:"block_size"` // bytes per block, > 0
 }
 
 // Blocks is the number of blocks in r (the last one may be partial).
@@ -47,21 +47,21 @@ func (r Region) Validate() error {
 // Count is what the kernel aggregated for one block during one epoch (the
 // time between two drains).
 type Count struct {
-	Region   uint32 // Region.ID
-	Block    uint32 // block index within the region
-	Accesses uint64 // sampled accesses (DAMON: sum of nr_accesses)
-	Reads    uint64 // accesses known to be reads (fault: error_code bit 1 clear)
-	Writes   uint64 // accesses known to be writes; Reads+Writes <= Accesses
-	LastSeen uint64 // CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns) of the last access
+	Region   uint32 `json:"region"`       // Region.ID
+	Block    uint32 `json:"block"`        // block index within the region
+	Accesses uint64 `json:"accesses"`     // sampled accesses (DAMON: sum of nr_accesses)
+	Reads    uint64 `json:"reads"`        // accesses known to be reads (fault: error_code bit 1 clear)
+	Writes   uint64 `json:"writes"`       // accesses known to be writes; Reads+Writes <= Accesses
+	LastSeen uint64 `json:"last_seen_ns"` // CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns) of the last access
 }
 
 // Stats are a sampler's counters since it was opened.
 type Stats struct {
-	Events  uint64 // program invocations for watched processes
-	Matched uint64 // events inside a watched region, counted
-	Outside uint64 // events of watched processes outside every region
-	Drops   uint64 // matched events lost because the count map was full
-	Drains  uint64 // completed drains
+	Events  uint64 `json:"events"`  // program invocations for watched processes
+	Matched uint64 `json:"matched"` // blocks counted (an event spanning blocks counts each)
+	Outside uint64 `json:"outside"` // events of watched processes outside every region
+	Drops   uint64 `json:"drops"`   // block counts lost because the count map was full
+	Drains  uint64 `json:"drains"`  // completed drains
 }
 
 // Sampler samples accesses to watched regions and aggregates them per block
