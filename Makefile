@@ -42,7 +42,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## generate: rebuild the BPF objects with clang (bpf2go)
+## generate: rebuild the BPF objects with clang (bpf2go; Debian: apt-get install clang llvm libbpf-dev)
 generate:
 	$(GO) generate ./...
 

@@ -64,9 +64,19 @@
 //
 // and the sampler is opened with Options.Symbol = "main.kvtierHintAccess"
 // (the package path-qualified name in the Go symbol table) and Options.ABI =
-// ABIGo: Go's register ABI passes addr in RAX and n in RBX on amd64. The
-// binary must not be stripped (no -ldflags=-s). The body should use its
-// arguments so the compiler keeps the call.
+// ABIGo: Go's register ABI passes addr in RAX and n in RBX on amd64. The body
+// should use its arguments so the compiler keeps the call.
+// internal/hintprog is such a program (and also calls an assembly hint
+// entered with the C convention).
+//
+// The BPF objects are built for amd64 (bpf2go -target amd64): the samplers
+// exist on linux/amd64 only, elsewhere Names is empty. They load on
+// Debian's 6.1 and 6.12 kernels: raw tracepoints (no tracefs needed),
+// bpf_loop (5.17), perf-event links (5.15, with an ioctl fallback), CO-RE
+// only for struct pt_regs and struct damon_region.
+//
+// The binary must keep its symbol table: `go build` does, but `go run` and
+// `go test` binaries and -ldflags=-s builds do not.
 //
 // The uprobe is attached to Options.Binary, or to /proc/PID/exe of each
 // watched process; hints of processes with no watched region are ignored.
