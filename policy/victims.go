@@ -28,25 +28,33 @@ type SeqCandidate struct {
 // ratio SeqLen/MaxLen, then least recent).
 var SequenceOrders = []string{"lfu", "lru", "predictive", "qos_aware"}
 
-// seqKey orders one candidate: smaller is evicted first.
+// seqKey orders one candidate: smaller is evicted first. Keys are encoded
+// as unsigned integers so that comparing them is cheap.
 type seqKey struct {
-	rank int32
-	idx  int32 // index in the candidates; the final tie-break
-	key  float64
-	tie  Time
+	hi, lo uint64
+	idx    int32 // index in the candidates; the final tie-break
 }
 
 func (a *seqKey) less(b *seqKey) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
+	if a.hi != b.hi {
+		return a.hi < b.hi
 	}
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	if a.tie != b.tie {
-		return a.tie < b.tie
+	if a.lo != b.lo {
+		return a.lo < b.lo
 	}
 	return a.idx < b.idx
+}
+
+// ordInt maps int64 to uint64 preserving order.
+func ordInt(x int64) uint64 { return uint64(x) ^ 1<<63 }
+
+// ordFloat maps float64 to uint64 preserving order (NaN excluded).
+func ordFloat(f float64) uint64 {
+	b := math.Float64bits(f)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
 }
 
 var seqKeyPool = sync.Pool{New: func() any { return new([]seqKey) }}
@@ -66,20 +74,12 @@ func SelectSequences(cands []SeqCandidate, need int, by string) ([]uint64, error
 	if need <= 0 {
 		return nil, nil
 	}
-	keyOf, err := seqOrder(by)
-	if err != nil {
-		return nil, err
+	if !validOrder(by) {
+		return nil, fmt.Errorf("selecting sequences by %q: %w (want one of %v)", by, ErrUnknownPolicy, SequenceOrders)
 	}
 	bufp := seqKeyPool.Get().(*[]seqKey)
 	defer seqKeyPool.Put(bufp)
-	h := (*bufp)[:0]
-	for i := range cands {
-		if c := &cands[i]; !c.Pinned {
-			k := keyOf(c)
-			k.idx = int32(i)
-			h = append(h, k)
-		}
-	}
+	h := appendSeqKeys((*bufp)[:0], cands, by)
 	*bufp = h
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		seqKeyDown(h, i)
@@ -121,27 +121,49 @@ func seqKeyDown(h []seqKey, i int) {
 	}
 }
 
-func seqOrder(by string) (func(*SeqCandidate) seqKey, error) {
-	switch by {
-	case "lru":
-		return func(c *SeqCandidate) seqKey { return seqKey{key: float64(c.LastAccess)} }, nil
-	case "lfu":
-		return func(c *SeqCandidate) seqKey { return seqKey{key: float64(c.Accesses), tie: c.LastAccess} }, nil
-	case "qos_aware":
-		return func(c *SeqCandidate) seqKey {
-			return seqKey{rank: int32(c.Priority), key: float64(c.LastAccess)}
-		}, nil
-	case "predictive":
-		return func(c *SeqCandidate) seqKey {
-			switch {
-			case c.Lifetime > 0 && !math.IsNaN(c.Lifetime):
-				return seqKey{rank: predLifetime, key: c.Lifetime, tie: c.LastAccess}
-			case c.MaxLen > 0:
-				return seqKey{rank: predCompletion, key: -float64(c.SeqLen) / float64(c.MaxLen), tie: c.LastAccess}
-			default:
-				return seqKey{rank: predRecency, tie: c.LastAccess}
-			}
-		}, nil
+func validOrder(by string) bool {
+	for _, o := range SequenceOrders {
+		if o == by {
+			return true
+		}
 	}
-	return nil, fmt.Errorf("selecting sequences by %q: %w (want one of %v)", by, ErrUnknownPolicy, SequenceOrders)
+	return false
+}
+
+// appendSeqKeys appends the keys of the unpinned candidates in the order
+// by, one loop per order so the loops stay tight.
+func appendSeqKeys(h []seqKey, cands []SeqCandidate, by string) []seqKey {
+	for i := range cands {
+		c := &cands[i]
+		if c.Pinned {
+			continue
+		}
+		k := seqKey{idx: int32(i)}
+		switch by {
+		case "lru":
+			k.hi = ordInt(c.LastAccess)
+		case "lfu":
+			k.hi, k.lo = ordInt(c.Accesses), ordInt(c.LastAccess)
+		case "qos_aware":
+			k.hi, k.lo = uint64(c.Priority), ordInt(c.LastAccess)
+		case "predictive":
+			k.hi, k.lo = predictiveKey(c), ordInt(c.LastAccess)
+		}
+		h = append(h, k)
+	}
+	return h
+}
+
+// predictiveKey is predictive's rank in the top two bits over the order of
+// its key (remaining lifetime, or minus the completion ratio) without its
+// two lowest bits.
+func predictiveKey(c *SeqCandidate) uint64 {
+	rank, key := uint64(predRecency), 0.0
+	switch {
+	case c.Lifetime > 0 && !math.IsNaN(c.Lifetime):
+		rank, key = uint64(predLifetime), c.Lifetime
+	case c.MaxLen > 0:
+		rank, key = uint64(predCompletion), -float64(c.SeqLen)/float64(c.MaxLen)
+	}
+	return rank<<62 | ordFloat(key)>>2
 }
