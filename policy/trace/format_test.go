@@ -191,3 +191,22 @@ func TestOpenDetectsFormat(t *testing.T) {
 		t.Errorf("Open(missing) error %v, want ErrNotExist", err)
 	}
 }
+
+func TestParseFormatAndNewWriter(t *testing.T) {
+	for _, f := range []Format{FormatJSONL, FormatMooncake, FormatCSV} {
+		if got, err := ParseFormat(f.String()); got != f || err != nil {
+			t.Errorf("ParseFormat(%q) = %v, %v", f.String(), got, err)
+		}
+	}
+	if _, err := ParseFormat("unknown"); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("ParseFormat(unknown) error %v", err)
+	}
+	for _, f := range []Format{FormatJSONL, FormatCSV} {
+		if _, err := NewWriter(&bytes.Buffer{}, f); err != nil {
+			t.Errorf("NewWriter(%v): %v", f, err)
+		}
+	}
+	if _, err := NewWriter(&bytes.Buffer{}, FormatMooncake); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("NewWriter(mooncake) error %v, want ErrUnknownFormat", err)
+	}
+}

@@ -135,3 +135,25 @@ func Detect(r io.Reader, name string) (Format, error) {
 	}
 	return FormatJSONL, nil
 }
+
+// ParseFormat parses a format name as printed by Format.String.
+func ParseFormat(s string) (Format, error) {
+	for i, n := range formatNames {
+		if n == s && Format(i) != FormatUnknown {
+			return Format(i), nil
+		}
+	}
+	return FormatUnknown, fmt.Errorf("%w %q (want jsonl, mooncake or csv)", ErrUnknownFormat, s)
+}
+
+// NewWriter returns a writer of format f (FormatJSONL or FormatCSV; kvtier
+// does not write Mooncake traces) to w.
+func NewWriter(w io.Writer, f Format) (Writer, error) {
+	switch f {
+	case FormatJSONL:
+		return NewJSONLWriter(w), nil
+	case FormatCSV:
+		return NewCSVWriter(w), nil
+	}
+	return nil, fmt.Errorf("%w: cannot write %s traces (want jsonl or csv)", ErrUnknownFormat, f)
+}
