@@ -68,10 +68,10 @@ func TestTopologyAndMoves(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := boot(t, scenario{
 				name: "topology-moves-" + name, kernel: c.kernel, topology: c.topology,
-				script: "topology-moves.sh", env: map[string]string{"ARENA_MIB": "128"},
+				script: "topology-moves.sh", env: map[string]string{"ARENA_MIB": "64"},
 			})
 			r.checkTopology()
-			r.checkMoves(128 << 20)
+			r.checkMoves(64 << 20)
 		})
 	}
 }
