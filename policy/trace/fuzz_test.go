@@ -58,7 +58,26 @@ func FuzzMooncake(f *testing.F) {
 {"timestamp": 0, "input_length": 1000, "output_length": 3, "hash_ids": [0, 14]}`)
 	f.Add(`{"timestamp": 5, "input_length": 0, "output_length": 0, "hash_ids": []}` + "\n\n" + `{"timestamp": 4}`)
 	f.Add(`{"timestamp": 1e3, "input_length": 10, "output_length": 1, "hash_ids": [1], "x": [}`)
+	f.Add(`{"hash_ids":[0,18446744073709551615],"timestamp":01,"input_length":1.5e3,"output_length":0}`)
 	f.Fuzz(func(t *testing.T, in string) {
+		// the fast parser agrees with encoding/json wherever it accepts a line
+		ref := NewMooncake(strings.NewReader(""), "fuzz", MooncakeOptions{})
+		for _, line := range strings.Split(in, "\n") {
+			var fast mooncakeReq
+			if !parseMooncakeFast([]byte(line), &fast) {
+				continue
+			}
+			if err := ref.parseJSON([]byte(line)); err != nil {
+				t.Fatalf("fast parser accepted %q, encoding/json says %v", line, err)
+			}
+			slow := ref.req
+			if len(fast.ids) == 0 && len(slow.ids) == 0 {
+				fast.ids, slow.ids = nil, nil
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("%q: fast parser %+v, encoding/json %+v", line, fast, slow)
+			}
+		}
 		for _, opt := range []MooncakeOptions{{FreeDecode: true}, {NoDecode: true, Time: TimeStamp, BlockTokens: 16}} {
 			recs := readFuzz(t, NewMooncake(strings.NewReader(in), "fuzz", opt), in)
 			for i := 1; i < len(recs); i++ {

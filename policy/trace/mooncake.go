@@ -69,8 +69,39 @@ type MooncakeOptions struct {
 	NoRefCount bool
 }
 
-// mooncakeLine is one request of the trace. Pointers tell a missing field
-// from a zero one.
+// mooncakeReq is one parsed request of the trace.
+type mooncakeReq struct {
+	ts, in, out                  int64
+	hasTS, hasIn, hasOut, hasIDs bool
+	ids                          []uint64
+}
+
+// parseJSON parses line with encoding/json: the fallback of
+// parseMooncakeFast, and the source of positioned syntax errors.
+func (m *Mooncake) parseJSON(line []byte) error {
+	raw := &m.raw
+	raw.Timestamp, raw.InputLength, raw.OutputLength = nil, nil, nil
+	raw.HashIDs = raw.HashIDs[:0]
+	if err := json.Unmarshal(line, raw); err != nil {
+		return m.lines.jsonError(line, err)
+	}
+	r := &m.req
+	*r = mooncakeReq{ids: append(r.ids[:0], raw.HashIDs...)}
+	r.hasIDs = raw.HashIDs != nil || bytes.Contains(line, []byte(`"hash_ids"`))
+	for _, f := range []struct {
+		p   *int64
+		v   *int64
+		has *bool
+	}{{raw.Timestamp, &r.ts, &r.hasTS}, {raw.InputLength, &r.in, &r.hasIn}, {raw.OutputLength, &r.out, &r.hasOut}} {
+		if f.p != nil {
+			*f.v, *f.has = *f.p, true
+		}
+	}
+	return nil
+}
+
+// mooncakeLine is encoding/json's view of a request. Pointers tell a
+// missing field from a zero one.
 type mooncakeLine struct {
 	Timestamp    *int64   `json:"timestamp"`
 	InputLength  *int64   `json:"input_length"`
@@ -102,8 +133,9 @@ type mooncakeLine struct {
 type Mooncake struct {
 	lines *lineReader
 	opt   MooncakeOptions
-	refs  map[uint64]int32
-	req   mooncakeLine
+	refs  refCounts
+	req   mooncakeReq
+	raw   mooncakeLine // the encoding/json fallback's target
 	size  int64
 
 	// the request being emitted
@@ -132,9 +164,7 @@ func NewMooncake(r io.Reader, name string, opt MooncakeOptions) *Mooncake {
 	}
 	m := &Mooncake{lines: newLineReader(r, name), opt: opt, seq: -1, ts: -1,
 		size: int64(opt.BlockTokens) * opt.KVBytesPerToken}
-	if !opt.NoRefCount {
-		m.refs = map[uint64]int32{}
-	}
+	m.refs.sparse = map[uint64]int32{}
 	return m
 }
 
@@ -149,7 +179,7 @@ func (m *Mooncake) DecodeBlocks() int64 { return m.decodes }
 
 // DistinctPromptBlocks returns the distinct hash ids read so far, or 0
 // with NoRefCount.
-func (m *Mooncake) DistinctPromptBlocks() int { return len(m.refs) }
+func (m *Mooncake) DistinctPromptBlocks() int { return m.refs.distinct }
 
 // Next returns the next record, io.EOF at the end, or a *ParseError.
 func (m *Mooncake) Next() (Record, error) {
@@ -176,12 +206,11 @@ func (m *Mooncake) emit() (Record, bool) {
 	}
 	switch {
 	case m.next < m.prompt:
-		id := m.req.HashIDs[m.next]
+		id := m.req.ids[m.next]
 		rec.Block = id
 		rec.Meta.SeqLen = int32(m.prompt)
-		if m.refs != nil {
-			m.refs[id]++
-			rec.Meta.RefCount = m.refs[id]
+		if !m.opt.NoRefCount {
+			rec.Meta.RefCount = m.refs.inc(id)
 		}
 		m.prompts++
 	case m.next < last:
@@ -222,18 +251,18 @@ func (m *Mooncake) readRequest() error {
 	if err != nil {
 		return err
 	}
-	m.req.Timestamp, m.req.InputLength, m.req.OutputLength = nil, nil, nil
-	m.req.HashIDs = m.req.HashIDs[:0]
-	if err := json.Unmarshal(line, &m.req); err != nil {
-		return m.lines.jsonError(line, err)
+	if !parseMooncakeFast(line, &m.req) {
+		if err := m.parseJSON(line); err != nil {
+			return err
+		}
 	}
 	if err := m.check(line); err != nil {
 		return err
 	}
 	m.seq++
-	m.ts = *m.req.Timestamp
-	m.prompt = len(m.req.HashIDs)
-	in, out := *m.req.InputLength, *m.req.OutputLength
+	m.ts = m.req.ts
+	m.prompt = len(m.req.ids)
+	in, out := m.req.in, m.req.out
 	m.total = int((in + out + int64(m.opt.BlockTokens) - 1) / int64(m.opt.BlockTokens))
 	m.total = max(m.total, m.prompt)
 	m.next, m.freeNext = 0, 0
@@ -251,28 +280,28 @@ func (m *Mooncake) check(line []byte) error {
 	}
 	r := &m.req
 	switch {
-	case r.Timestamp == nil:
+	case !r.hasTS:
 		return bad("timestamp", "missing")
-	case *r.Timestamp < 0 || *r.Timestamp > math.MaxInt64/1_000_000:
-		return bad("timestamp", "%d out of range", *r.Timestamp)
-	case *r.Timestamp < m.ts:
-		return bad("timestamp", "%d goes back in time (previous request at %d)", *r.Timestamp, m.ts)
-	case r.InputLength == nil:
+	case r.ts < 0 || r.ts > math.MaxInt64/1_000_000:
+		return bad("timestamp", "%d out of range", r.ts)
+	case r.ts < m.ts:
+		return bad("timestamp", "%d goes back in time (previous request at %d)", r.ts, m.ts)
+	case !r.hasIn:
 		return bad("input_length", "missing")
-	case *r.InputLength < 0 || *r.InputLength > math.MaxInt32:
-		return bad("input_length", "%d out of range [0, %d]", *r.InputLength, math.MaxInt32)
-	case r.OutputLength == nil:
+	case r.in < 0 || r.in > math.MaxInt32:
+		return bad("input_length", "%d out of range [0, %d]", r.in, math.MaxInt32)
+	case !r.hasOut:
 		return bad("output_length", "missing")
-	case *r.OutputLength < 0 || *r.OutputLength > math.MaxInt32:
-		return bad("output_length", "%d out of range [0, %d]", *r.OutputLength, math.MaxInt32)
-	case len(r.HashIDs) == 0 && !bytes.Contains(line, []byte(`"hash_ids"`)):
+	case r.out < 0 || r.out > math.MaxInt32:
+		return bad("output_length", "%d out of range [0, %d]", r.out, math.MaxInt32)
+	case !r.hasIDs:
 		return bad("hash_ids", "missing")
 	}
 	bt := int64(m.opt.BlockTokens)
-	if want := (*r.InputLength + bt - 1) / bt; int64(len(r.HashIDs)) != want {
-		return bad("hash_ids", "%d ids, want ceil(input_length/%d) = %d", len(r.HashIDs), bt, want)
+	if want := (r.in + bt - 1) / bt; int64(len(r.ids)) != want {
+		return bad("hash_ids", "%d ids, want ceil(input_length/%d) = %d", len(r.ids), bt, want)
 	}
-	for i, id := range r.HashIDs {
+	for i, id := range r.ids {
 		if id&DecodeBlockBit != 0 {
 			return bad("hash_ids", "id %d (index %d) at or above 2^63", id, i)
 		}
@@ -281,3 +310,37 @@ func (m *Mooncake) check(line []byte) error {
 }
 
 var _ Reader = (*Mooncake)(nil)
+
+// refCounts counts the requests that read each hash id. Mooncake assigns
+// hash ids densely in order of first appearance, so ids are counted in a
+// slice while they stay near-dense and in a map beyond that.
+type refCounts struct {
+	dense    []int32
+	sparse   map[uint64]int32
+	distinct int
+}
+
+// inc counts one more reference to id and returns the count.
+func (c *refCounts) inc(id uint64) int32 {
+	var p *int32
+	switch {
+	case id < uint64(len(c.dense)):
+		p = &c.dense[id]
+	case id < uint64(2*len(c.dense)+4096):
+		c.dense = append(c.dense, make([]int32, int(id)+1-len(c.dense))...)
+		c.dense = c.dense[:cap(c.dense)]
+		p = &c.dense[id]
+	default:
+		n := c.sparse[id] + 1
+		c.sparse[id] = n
+		if n == 1 {
+			c.distinct++
+		}
+		return n
+	}
+	*p++
+	if *p == 1 {
+		c.distinct++
+	}
+	return *p
+}

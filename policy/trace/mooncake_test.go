@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -155,7 +156,7 @@ func BenchmarkMooncake(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	records := 0
 	for b.Loop() {
-		m := NewMooncake(strings.NewReader(string(data)), mooncakeTrace, MooncakeOptions{})
+		m := NewMooncake(bytes.NewReader(data), mooncakeTrace, MooncakeOptions{})
 		for {
 			_, err := m.Next()
 			if err != nil {
