@@ -19,21 +19,47 @@ func init() { register(newPlacementCmd) }
 
 func newPlacementCmd() *cobra.Command {
 	var (
+		f      clientFlags
 		pid    int
+		region uint64
 		rng    string
-		asJSON bool
+		width  int
 	)
 	cmd := &cobra.Command{
-		Use:   "placement",
-		Short: "Show which NUMA node holds each page of a process's memory",
-		Long: "Ask the kernel (move_pages(2) in query mode) where the pages of a process\n" +
-			"live, per mapping: pages per node, pages not present, huge-page backing.\n" +
-			"With --range only the mappings overlapping START-END (hex) are shown,\n" +
-			"clipped to it. Works without the daemon; needs ptrace access to the process.",
+		Use:   "placement (--pid PID [--range START-END] | --region ID)",
+		Short: "Show which NUMA node and tier hold a process's or a KV region's memory",
+		Long: "With --pid, ask the kernel (move_pages(2) in query mode) where the pages of a\n" +
+			"process live, per mapping: pages per node, pages not present, huge-page\n" +
+			"backing. With --range only the mappings overlapping START-END (hex) are shown,\n" +
+			"clipped to it. This works without the daemon (it needs ptrace access to the\n" +
+			"process); when the daemon runs, the KV regions it tracks for the process follow.\n" +
+			"With --region, ask the daemon for one region's blocks per node and tier.\n" +
+			"Each KV region gets a heat strip, one character per group of blocks:\n" +
+			"  " + stripLegend,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if width < 8 || width > 512 {
+				return usageError("--width %d: want 8 to 512 characters", width)
+			}
+			if cmd.Flags().Changed("region") {
+				if pid != 0 || rng != "" {
+					return usageError("--region cannot be combined with --pid or --range")
+				}
+				if region == 0 {
+					return usageError("--region must be a positive region ID (see `kvtier regions`)")
+				}
+				kr, err := regionPlacement(cmd.Context(), &f, region, width)
+				if err != nil {
+					return err
+				}
+				rep := kvPlacementReport{Regions: []kvRegion{kr}}
+				if f.asJSON {
+					return json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
+				}
+				return writeKVRegions(cmd.OutOrStdout(), rep.Regions)
+			}
 			if pid <= 0 {
-				return usageError("--pid is required and must be a positive process ID, got %d", pid)
+				return usageError("--pid (a positive process ID) or --region is required, got --pid %d", pid)
 			}
 			var r *addrRange
 			if rng != "" {
@@ -47,12 +73,18 @@ func newPlacementCmd() *cobra.Command {
 			if err != nil {
 				return withCode(placementExitCode(err), err)
 			}
-			return writePlacement(cmd.OutOrStdout(), rep, asJSON)
+			rep.KV, err = pidRegions(cmd.Context(), &f, pid, r, width)
+			if err != nil {
+				rep.KV, rep.Daemon = []kvRegion{}, daemonNote(err)
+			}
+			return writePlacement(cmd.OutOrStdout(), rep, f.asJSON)
 		},
 	}
-	cmd.Flags().IntVar(&pid, "pid", 0, "process to inspect")
-	cmd.Flags().StringVar(&rng, "range", "", "address range START-END in hex (e.g. 7f0000000000-7f0040000000)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	f.add(cmd)
+	cmd.Flags().IntVar(&pid, "pid", 0, "process to inspect (works without the daemon)")
+	cmd.Flags().StringVar(&rng, "range", "", "with --pid: address range START-END in hex (e.g. 7f0000000000-7f0040000000)")
+	cmd.Flags().Uint64Var(&region, "region", 0, "KV region ID to inspect (asks the daemon)")
+	cmd.Flags().IntVar(&width, "width", defaultStripWidth, "heat strip width in characters")
 	return cmd
 }
 
@@ -87,6 +119,10 @@ type placementReport struct {
 	PageSize  int              `json:"page_size"`
 	Regions   []numa.Placement `json:"regions"`
 	Total     numa.Placement   `json:"total"`
+	// KV lists the regions the daemon tracks for the process (empty
+	// when the daemon is not reachable; Daemon then says why).
+	KV     []kvRegion `json:"kv_regions"`
+	Daemon string     `json:"daemon,omitempty"`
 }
 
 // kernelMappings are not user memory and cannot be queried.
@@ -102,7 +138,7 @@ func pidPlacement(pid int, r *addrRange) (placementReport, error) {
 	}
 	defer p.Close()
 	rep := placementReport{PID: pid, Comm: p.Comm(), StartTime: p.StartTime(), PageSize: numa.PageSize,
-		Regions: []numa.Placement{}, Total: numa.Placement{PerNode: map[int]int{}}}
+		Regions: []numa.Placement{}, Total: numa.Placement{PerNode: map[int]int{}}, KV: []kvRegion{}}
 	maps, err := p.Maps()
 	if err != nil {
 		return rep, err
@@ -187,9 +223,20 @@ func writePlacement(w io.Writer, rep placementReport, asJSON bool) error {
 		return err
 	}
 	t := rep.Total
-	_, err := fmt.Fprintf(w, "\ntotal: %d pages in %d mappings, %s, not present %d, other %s\n",
-		t.Pages, len(rep.Regions), perNodeString(t.PerNode), t.NotPresent, errnoString(t.Errnos))
-	return err
+	if _, err := fmt.Fprintf(w, "\ntotal: %d pages in %d mappings, %s, not present %d, other %s\n",
+		t.Pages, len(rep.Regions), perNodeString(t.PerNode), t.NotPresent, errnoString(t.Errnos)); err != nil {
+		return err
+	}
+	switch {
+	case rep.Daemon != "":
+		_, err := fmt.Fprintf(w, "\n(%s)\n", rep.Daemon)
+		return err
+	case len(rep.KV) == 0:
+		_, err := fmt.Fprintln(w, "\nno KV regions registered with the daemon for this process")
+		return err
+	}
+	fmt.Fprintln(w)
+	return writeKVRegions(w, rep.KV)
 }
 
 func perNodeString(m map[int]int) string {
