@@ -18,7 +18,7 @@ func Decode(r io.Reader, v any) error {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %s", ErrBadRequest, describe(err))
+		return &decodeError{msg: describe(err), err: err}
 	}
 	if dec.More() {
 		return fmt.Errorf("%w: trailing data after the JSON value", ErrBadRequest)
@@ -53,3 +53,13 @@ func describe(err error) string {
 	}
 	return err.Error()
 }
+
+// decodeError is a body that could not be decoded: it matches
+// ErrBadRequest and the underlying error (such as *http.MaxBytesError).
+type decodeError struct {
+	msg string
+	err error
+}
+
+func (e *decodeError) Error() string   { return ErrBadRequest.Error() + ": " + e.msg }
+func (e *decodeError) Unwrap() []error { return []error{ErrBadRequest, e.err} }
