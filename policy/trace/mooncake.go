@@ -81,7 +81,7 @@ type mooncakeReq struct {
 func (m *Mooncake) parseJSON(line []byte) error {
 	raw := &m.raw
 	raw.Timestamp, raw.InputLength, raw.OutputLength = nil, nil, nil
-	raw.HashIDs = raw.HashIDs[:0]
+	raw.HashIDs = nil
 	if err := json.Unmarshal(line, raw); err != nil {
 		return m.lines.jsonError(line, err)
 	}
