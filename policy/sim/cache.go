@@ -27,8 +27,9 @@ type engine struct {
 	h       Hierarchy
 	blocks  []blk
 	lower   []lowerTier // index 0 unused
-	set     *policy.Set
-	evbuf   []*policy.Block
+	pol     policy.Policy
+	used    int64 // tier-0 bytes, pinned included
+	pinned  int64 // tier-0 bytes of pinned blocks
 	res     Result
 	lat     hist
 	tenants tenantHits
@@ -55,7 +56,7 @@ func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
 			e.keyIdx[k] = uint32(i)
 		}
 	}
-	e.set = policy.NewSet(pol, h.Tiers[0].Capacity)
+	e.pol = pol
 	return e
 }
 
@@ -76,10 +77,18 @@ func (e *engine) setMeta(x *blk, rec *trace.Record) {
 		m.Size = x.b.Meta.Size
 	}
 	if m.Pinned != x.b.Meta.Pinned && x.tier == 0 {
-		pinned := m.Pinned
-		m.Pinned = x.b.Meta.Pinned
+		// Pinning takes a resident block out of the policy's candidates;
+		// unpinning hands it back.
+		if m.Pinned {
+			e.pol.Forget(&x.b)
+			e.pinned += m.Size
+		} else {
+			e.pinned -= m.Size
+		}
 		x.b.Meta = m
-		e.set.SetPinned(&x.b, pinned, 0)
+		if !m.Pinned {
+			e.pol.Admit(&x.b, 0)
+		}
 		return
 	}
 	x.b.Meta = m
@@ -123,7 +132,9 @@ func (e *engine) access(x *blk, now int64) {
 	size := x.b.Meta.Size
 	var lat float64
 	hit := x.tier == 0
-	e.set.Access(&x.b, now)
+	if !x.b.Meta.Pinned {
+		e.pol.Access(&x.b, now)
+	}
 	if hit {
 		e.res.Hits[0]++
 		lat = e.h.readMs(0, size)
@@ -148,24 +159,37 @@ func (e *engine) access(x *blk, now int64) {
 	}
 	e.lat.add(lat)
 	e.tenants.add(x.b.Meta.Tenant, hit)
-	e.util += float64(e.set.Used()) / float64(e.h.Tiers[0].Capacity)
+	e.util += float64(e.used) / float64(e.h.Tiers[0].Capacity)
 }
 
 // promote admits x to tier 0 and demotes the victims, returning the
 // latency of the demotions and adding their bytes to bytes. A block that
 // cannot fit goes to the first lower tier instead.
 func (e *engine) promote(x *blk, now int64, bytes *int64) float64 {
-	var err error
-	e.evbuf, err = e.set.Admit(&x.b, now, e.evbuf[:0])
-	var lat float64
-	for _, v := range e.evbuf {
-		lat += e.demote(&e.blocks[v.ID], now, bytes)
+	size, capacity := x.b.Meta.Size, e.h.Tiers[0].Capacity
+	if size > capacity-e.pinned {
+		return e.insertLower(x, 1, bytes)
 	}
-	if err != nil {
-		lat += e.insertLower(x, 1, bytes)
-		return lat
+	var lat float64
+	for e.used+size > capacity {
+		v, ok := e.pol.Victim(now)
+		if !ok {
+			// Only possible with a policy that lost track of a
+			// resident: serve the block from below.
+			return lat + e.insertLower(x, 1, bytes)
+		}
+		vb := &e.blocks[v.ID]
+		e.pol.Evict(v, now)
+		e.used -= v.Meta.Size
+		lat += e.demote(vb, now, bytes)
 	}
 	x.tier = 0
+	e.used += size
+	if x.b.Meta.Pinned {
+		e.pinned += size
+	} else {
+		e.pol.Admit(&x.b, now)
+	}
 	return lat
 }
 
@@ -266,7 +290,13 @@ func (e *engine) free(x *blk) {
 	if x.tier > 0 {
 		e.unlink(x)
 	}
-	e.set.Forget(&x.b)
+	if x.tier == 0 {
+		e.used -= x.b.Meta.Size
+		if x.b.Meta.Pinned {
+			e.pinned -= x.b.Meta.Size
+		}
+	}
+	e.pol.Forget(&x.b)
 	if x.prefetched {
 		x.prefetched = false
 		e.res.PrefetchWasted++

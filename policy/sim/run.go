@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -10,7 +11,18 @@ import (
 // Run replays t under cfg with a fresh policy and returns the measures.
 // Policy time is the access index (0, 1, 2, ...), the unit of the seed
 // study's horizons, whatever the trace's own timestamps.
-func Run(cfg Config, t *Trace) (Result, error) {
+func Run(cfg Config, t *Trace) (res Result, err error) {
+	defer func() {
+		// A policy bug must not take down a whole grid: report it as this
+		// run's error.
+		if p := recover(); p != nil {
+			res, err = Result{}, fmt.Errorf("%w: policy %s on %s: %v", ErrPolicyPanic, cfg.Policy, t.Name, p)
+		}
+	}()
+	return run(cfg, t)
+}
+
+func run(cfg Config, t *Trace) (Result, error) {
 	if err := cfg.validate(); err != nil {
 		return Result{}, err
 	}
@@ -46,6 +58,9 @@ func Run(cfg Config, t *Trace) (Result, error) {
 	return out, nil
 }
 
+// ErrPolicyPanic is returned when a policy panicked during a run.
+var ErrPolicyPanic = errors.New("policy panicked")
+
 // Reference names the rows Compare adds.
 const (
 	RefLRU    = "lru"
@@ -55,7 +70,9 @@ const (
 // Compare runs every policy under base on t, plus LRU and Bélády (in
 // tiering mode Bélády runs in cache mode on the same tiers: the planner
 // takes online policies only), and fills each result's reference hit
-// ratios and headroom share. The LRU and Bélády rows come last.
+// ratios and headroom share. The LRU and Bélády rows come last. A policy
+// whose run fails is left out and its error joined into the returned one,
+// so the other rows are still returned.
 func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
 	lruCfg := base
 	lruCfg.Policy = RefLRU
@@ -73,12 +90,14 @@ func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
 		return nil, err
 	}
 	var out []Result
+	var errs []error
 	for _, p := range policies {
 		cfg := base
 		cfg.Policy = p
 		r, err := Run(cfg, t)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		out = append(out, r)
 	}
@@ -86,7 +105,7 @@ func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
 	for i := range out {
 		SetReference(&out[i], lru.FastHitRatio, bel.FastHitRatio)
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 // SetReference records LRU's and Bélády's hit ratios in r and the share of

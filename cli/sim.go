@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/sim"
+	"github.com/kvtier/kvtier/policy/trace"
+)
+
+func init() { register(newSimCmd) }
+
+type simFlags struct {
+	workloads, traces, policies []string
+	preset, scenario, mode      string
+	quant                       string
+	seed                        int64
+	sampleRate                  float64
+	epoch, capacityBlocks       int
+	prefetch, moveBlocks        int
+	horizon                     int64
+	demo, asJSON                bool
+}
+
+func newSimCmd() *cobra.Command {
+	var f simFlags
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Replay a workload or trace against policies and compare them with LRU and Bélády",
+		Long: "Replay synthetic workloads (--workload SPEC) or trace files (--trace FILE: kvtier JSONL,\n" +
+			"CSV or Mooncake JSONL) against a tier hierarchy and print, for each policy, the fast-tier\n" +
+			"hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n\n" +
+			"Modes: cache (the seed study's: misses promote), tiering (the daemon's: sampled accesses,\n" +
+			"epochs, the planner moves within a budget) and blocks (--capacity-blocks N: one tier of N\n" +
+			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.",
+		Example: "  kvtier sim --workload adversarial_burst --scenario medium --policy lru,cost_aware,regret_aware:weight=12,horizon=24\n" +
+			"  kvtier sim --trace mooncake.jsonl --capacity-blocks 4096 --policy arc --policy s3fifo --json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.workloads, "workload", nil, "synthetic workload spec, e.g. periodic_reuse:period=11 (repeatable)")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace file (repeatable)")
+	fl.StringArrayVar(&f.policies, "policy", nil, "policy spec or comma list (repeatable); LRU and Bélády are always added")
+	fl.StringVar(&f.preset, "preset", "kvlab", "tier preset: "+strings.Join(sim.Presets(), ", "))
+	fl.StringVar(&f.scenario, "scenario", "medium", "capacity scenario: "+strings.Join(sim.Scenarios(), ", "))
+	fl.StringVar(&f.mode, "mode", "cache", "simulation mode: cache, tiering or blocks")
+	fl.StringVar(&f.quant, "quant", "fp16", "KV quantisation: fp16, fp8, int8, int4, int2")
+	fl.Int64Var(&f.seed, "seed", 42, "workload and policy seed")
+	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "tiering: share of accesses the sampler sees")
+	fl.IntVar(&f.epoch, "epoch", 16, "tiering: accesses per epoch")
+	fl.IntVar(&f.moveBlocks, "move-blocks", 0, "tiering: blocks moved per epoch (0 unlimited)")
+	fl.IntVar(&f.capacityBlocks, "capacity-blocks", 0, "blocks mode: capacity in unit blocks (implies --mode blocks)")
+	fl.IntVar(&f.prefetch, "prefetch", 0, "cache mode: blocks prefetched after a miss")
+	fl.Int64Var(&f.horizon, "horizon", 24, "re-promotion horizon in accesses")
+	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison (what make demo runs)")
+	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// splitPolicies splits comma lists of specs, keeping key=value pieces with
+// the spec they belong to: "lru,regret_aware:weight=12,horizon=64".
+func splitPolicies(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, p := range strings.Split(a, ",") {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				continue
+			}
+			if strings.Contains(p, "=") && !strings.Contains(p, ":") && len(out) > 0 {
+				out[len(out)-1] += "," + p
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (f *simFlags) config() (sim.Config, error) {
+	mode, err := sim.ParseMode(f.mode)
+	if err != nil {
+		return sim.Config{}, usageError("--mode: %v", err)
+	}
+	if f.capacityBlocks > 0 {
+		mode = sim.ModeBlocks
+	}
+	q, err := sim.ParseQuant(f.quant)
+	if err != nil {
+		return sim.Config{}, usageError("--quant: %v", err)
+	}
+	cfg := sim.Config{Mode: mode, Quant: q, Seed: f.seed, SampleRate: f.sampleRate, Epoch: f.epoch,
+		MoveBlocks: f.moveBlocks, CapacityBlocks: f.capacityBlocks, Prefetch: f.prefetch, Horizon: f.horizon}
+	if mode != sim.ModeBlocks {
+		if cfg.Hierarchy, err = sim.NewHierarchy(f.preset, f.scenario); err != nil {
+			return cfg, usageError("%v", err)
+		}
+	}
+	return cfg, nil
+}
+
+// simTraces prepares the workloads and trace files named by the flags.
+func (f *simFlags) simTraces() ([]*sim.Trace, error) {
+	var out []*sim.Trace
+	for _, w := range f.workloads {
+		ws, err := trace.ParseWorkload(w)
+		if err != nil {
+			return nil, usageError("--workload: %v", err)
+		}
+		if !strings.Contains(w, "seed=") {
+			ws.Params.Seed = f.seed
+		}
+		if _, err := trace.LookupWorkload(ws.Name); err != nil {
+			return nil, usageError("--workload: %v", err)
+		}
+		t, err := sim.Prepare(ws.String(), func() (trace.Reader, error) { return trace.NewWorkload(ws.Name, ws.Params) })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	for _, path := range f.traces {
+		t, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.Open(path) })
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func runSim(cmd *cobra.Command, f *simFlags) error {
+	if f.demo {
+		return runDemo(cmd.OutOrStdout(), f.asJSON)
+	}
+	if len(f.workloads)+len(f.traces) == 0 {
+		return usageError("give --workload SPEC or --trace FILE (or --demo)")
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	pols := splitPolicies(f.policies)
+	for _, p := range pols {
+		if _, err := policy.New(p, policy.Env{}); err != nil {
+			return usageError("--policy: %v", err)
+		}
+	}
+	traces, err := f.simTraces()
+	if err != nil {
+		return err
+	}
+	var all []sim.Result
+	var errs []error
+	for _, t := range traces {
+		rs, err := sim.Compare(cfg, pols, t)
+		if err != nil && len(rs) == 0 {
+			return err
+		}
+		errs = append(errs, err)
+		all = append(all, rs...)
+	}
+	if f.asJSON {
+		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(all); err != nil {
+			return err
+		}
+	} else if err := printResults(cmd.OutOrStdout(), all); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
+
+// printResults prints one comparison table per workload/trace and setting.
+func printResults(w io.Writer, rs []sim.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	last := ""
+	for _, r := range rs {
+		head := fmt.Sprintf("%s  mode=%s preset=%s scenario=%s quant=%s", r.Workload, r.Mode, r.Preset, r.Scenario, r.Quant)
+		if r.Mode == "blocks" {
+			head = fmt.Sprintf("%s  mode=blocks", r.Workload)
+		}
+		if head != last {
+			if last != "" {
+				fmt.Fprintln(tw)
+			}
+			fmt.Fprintf(tw, "%s\n", head)
+			fmt.Fprintln(tw, "policy\taccesses\tfast hit\tmean ms\tp99 ms\tMB moved\tevictions\tre-promo\theadroom\t")
+			last = head
+		}
+		hr := "-"
+		if r.Headroom != nil {
+			hr = fmt.Sprintf("%.1f%%", 100**r.Headroom)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.4g\t%.4g\t%.3f\t%d\t%.3f\t%s\t\n", r.Policy, r.Accesses, r.FastHitRatio,
+			r.MeanLatencyMs, r.P99LatencyMs, float64(r.BytesDemand+r.BytesPrefetch)/1e6, r.Evictions,
+			r.RepromotionRate, hr)
+	}
+	return tw.Flush()
+}
+
+// demoPolicies are the online policies of the demo, those registered.
+func demoPolicies() []string {
+	var out []string
+	for _, in := range policy.List() {
+		if !in.Offline && !in.Wrapper && in.Name != "lru" {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// runDemo compares every registered online policy on the seed study's
+// adversarial_burst and chat_continuation under medium capacity (cache
+// mode), and on the embedded Mooncake conversation trace with a fast tier
+// of 2,048 blocks (blocks mode) and in tiering mode on the cxl preset.
+func runDemo(w io.Writer, asJSON bool) error {
+	start := time.Now()
+	pols := demoPolicies()
+	h, _ := sim.NewHierarchy("kvlab", "medium")
+	var all []sim.Result
+	var errs []error
+	// compare keeps the rows of a partly failed comparison and its error.
+	compare := func(cfg sim.Config, pols []string, t *sim.Trace) error {
+		rs, err := sim.Compare(cfg, pols, t)
+		if err != nil && len(rs) == 0 {
+			return err
+		}
+		errs = append(errs, err)
+		all = append(all, rs...)
+		return nil
+	}
+	for _, wl := range []string{"adversarial_burst", "chat_continuation"} {
+		ws, _ := trace.ParseWorkload(wl)
+		ws.Params.Seed = 42
+		t, err := sim.Prepare(ws.String(), func() (trace.Reader, error) { return trace.NewWorkload(ws.Name, ws.Params) })
+		if err != nil {
+			return err
+		}
+		if err := compare(sim.Config{Hierarchy: h, Seed: 42}, pols, t); err != nil {
+			return err
+		}
+	}
+	mc, err := sim.Prepare(sim.MooncakeSampleName, sim.MooncakeSample(trace.MooncakeOptions{}))
+	if err != nil {
+		return err
+	}
+	if err := compare(sim.Config{Mode: sim.ModeBlocks, CapacityBlocks: 2048, Seed: 42}, pols, mc); err != nil {
+		return err
+	}
+	cxl, _ := sim.NewHierarchy("cxl", "medium")
+	if err := compare(sim.Config{Mode: sim.ModeTiering, Hierarchy: cxl, Seed: 42, Epoch: 256, SampleRate: 0.5,
+		MoveBlocks: 64}, []string{"regret_aware", "arc", "s3fifo"}, mc); err != nil {
+		return err
+	}
+	if asJSON {
+		if err := json.NewEncoder(w).Encode(all); err != nil {
+			return err
+		}
+		return errors.Join(errs...)
+	}
+	fmt.Fprintln(w, "kvtier simulator demo: every registered online policy against LRU and Bélády's offline optimum")
+	fmt.Fprintln(w, "(headroom = share of the LRU-to-Bélády hit-ratio gap a policy captures)")
+	fmt.Fprintln(w)
+	if err := printResults(w, all); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d runs in %.2fs\n", len(all), time.Since(start).Seconds())
+	return errors.Join(errs...)
+}
