@@ -24,6 +24,7 @@ type (
 		Tenant string         `json:"tenant"`
 		Pages  int            `json:"pages"`
 		Nodes  map[string]int `json:"nodes"`
+		Blocks []int          `json:"blocks"`
 	}
 	whereReport struct {
 		PID    int         `json:"pid"`

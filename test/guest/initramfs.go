@@ -139,4 +139,3 @@ func addBusybox(c *CPIOWriter, bin string) error {
 	}
 	return nil
 }
-

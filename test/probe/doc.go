@@ -11,5 +11,6 @@
 //	probe wait SOCKET [TIMEOUT]         wait until the workload's socket answers
 //	probe where SOCKET                  pages of every arena per node
 //	probe move SOCKET NODE              move every arena to NODE; timing and placement
+//	probe api SOCKET WHAT               the daemon's status, regions, placement, topology or policy
 //	probe memcpy [MIB]                  copy throughput of the guest (MB/s)
 package main

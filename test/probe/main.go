@@ -17,7 +17,7 @@ func main() {
 
 func run(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|memcpy ...")
+		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|memcpy ...")
 		return 2
 	}
 	var out any
@@ -47,6 +47,8 @@ func run(args []string) int {
 		if node, err = strconv.Atoi(rest[1]); err == nil {
 			out, err = move(rest[0], node)
 		}
+	case cmd == "api" && len(rest) == 2:
+		out, err = apiQuery(rest[0], rest[1])
 	case cmd == "memcpy" && len(rest) <= 1:
 		mib := 64
 		if len(rest) == 1 {

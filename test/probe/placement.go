@@ -82,7 +82,13 @@ type Placement struct {
 	Tenant string         `json:"tenant"`
 	Pages  int            `json:"pages"`
 	Nodes  map[string]int `json:"nodes"`
+	// Blocks holds each block's node: the node of all its pages, Mixed
+	// when they are on different nodes, -1 when none is present.
+	Blocks []int `json:"blocks"`
 }
+
+// Mixed is the Blocks entry of a block whose pages are on several nodes.
+const Mixed = -2
 
 // WhereReport is the placement of every arena of the workload.
 type WhereReport struct {
@@ -109,9 +115,32 @@ func placement(wi *workloadInfo) (*WhereReport, error) {
 		if err := numa.QueryPages(wi.PID, pages, status, 0); err != nil {
 			return nil, err
 		}
-		rep.Arenas = append(rep.Arenas, Placement{Tenant: a.Tenant, Pages: len(pages), Nodes: countNodes(status)})
+		rep.Arenas = append(rep.Arenas, Placement{Tenant: a.Tenant, Pages: len(pages), Nodes: countNodes(status),
+			Blocks: blockNodes(status, int(a.BlockSize)/numa.PageSize)})
 	}
 	return rep, nil
+}
+
+func blockNodes(status []numa.PageStatus, perBlock int) []int {
+	if perBlock < 1 {
+		perBlock = 1
+	}
+	var out []int
+	for off := 0; off < len(status); off += perBlock {
+		node := -1
+		for _, s := range status[off:min(off+perBlock, len(status))] {
+			n, ok := s.OnNode()
+			switch {
+			case !ok:
+			case node == -1:
+				node = n
+			case node != n:
+				node = Mixed
+			}
+		}
+		out = append(out, node)
+	}
+	return out
 }
 
 func countNodes(status []numa.PageStatus) map[string]int {

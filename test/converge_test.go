@@ -1,0 +1,58 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/kvtier/kvtier/test/guest"
+)
+
+// TestConvergence is scenario 1 with the daemon on 6.12 with HMAT: the
+// workload registers a 64 MiB arena (32 blocks of 2 MiB, block 0 pinned)
+// and reads its hot set (blocks 0-7); with a 24 MiB fast-tier budget the
+// hot blocks must end on node 0 and the others on node 1, as the probe's
+// move_pages queries see it, and every checksum must match.
+func TestConvergence(t *testing.T) {
+	const (
+		arenaMiB  = 64
+		blockMiB  = 2
+		budgetMiB = 24
+		hot       = 8 // hot-frac 0.25 of 32 blocks
+	)
+	r := boot(t, scenario{
+		name: "converge-6.12-cxl-hmat", kernel: "6.12", topology: "cxl-hmat",
+		script: "converge.sh", env: map[string]string{"ARENA_MIB": "64", "HOT_ROUNDS": "8"},
+		files: []guest.Item{{Path: "etc/kvtier/kvtier.hcl", Source: filepath.Join("configs", "converge.hcl")}},
+	})
+	r.step("daemon-up")
+	if res, ok := r.results.Get("daemon-log"); ok {
+		t.Logf("daemon log:\n%s", tail(res.Output, 40))
+	}
+	var start, end whereReport
+	r.decode("where-start", &start)
+	r.decode("where-converged", &end)
+	blocks := end.Arenas[0].Blocks
+	if len(blocks) != arenaMiB/blockMiB {
+		r.fatal("where-converged: %d blocks, want %d", len(blocks), arenaMiB/blockMiB)
+	}
+	fast := 0
+	for i, n := range blocks {
+		if n == 0 {
+			fast++
+		}
+		if i < hot && n != 0 {
+			r.fatal("hot block %d is on node %d, want 0; blocks %v", i, n, blocks)
+		}
+	}
+	if fast*blockMiB > budgetMiB {
+		r.fatal("%d MiB of the arena on node 0, budget %d MiB; blocks %v", fast*blockMiB, budgetMiB, blocks)
+	}
+	var rep workloadReport
+	r.decode("report", &rep)
+	if !rep.OK || len(rep.Verify.Mismatched) != 0 {
+		r.fatal("workload report: ok %v, mismatched %v, errors %v", rep.OK, rep.Verify.Mismatched, rep.Errors)
+	}
+	t.Logf("converged: blocks per node %v (start %v)", end.Arenas[0].Nodes, start.Arenas[0].Nodes)
+}
