@@ -45,6 +45,9 @@ func TestConvergence(t *testing.T) {
 		if i < hot && n != 0 {
 			r.fatal("hot block %d is on node %d, want 0; blocks %v", i, n, blocks)
 		}
+		if n != 0 && n != 1 {
+			r.fatal("block %d is on node %d (-2: split across nodes, -1: not present), want 0 or 1; blocks %v", i, n, blocks)
+		}
 	}
 	if fast*blockMiB > budgetMiB {
 		r.fatal("%d MiB of the arena on node 0, budget %d MiB; blocks %v", fast*blockMiB, budgetMiB, blocks)
