@@ -1,0 +1,342 @@
+package policy
+
+func init() {
+	Register(Info{
+		Name: "regret_adaptive",
+		Doc: "regret-adaptive: LRU that learns from evictions re-accessed within horizon; a regretted block is " +
+			"protected for ttl x its observed reuse distance at its next admission, within a capped share of " +
+			"the capacity; when nearly every eviction is regretted (a sweep) it keeps a stable subset resident",
+		Params: []Param{
+			{Name: "horizon", Default: "24", Doc: "accesses after an eviction in which an access is a regret, >= 1"},
+			{Name: "memory", Default: "1024", Doc: "accesses a regret is remembered after it happened, >= 1"},
+			{Name: "protect", Default: "0.5", Doc: "largest share of the capacity (in blocks) regret may protect, " +
+				"in [0,1]"},
+			{Name: "ttl", Default: "1.5", Doc: "a protection lasts ttl x the block's observed reuse distance, > 0"},
+			{Name: "uniform", Default: "0.9", Doc: "share of regretted evictions above which regret is uniform " +
+				"(a sweep) and a stable subset is kept, in (0,1]; above 1 never"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			c := RegretAdaptiveConfig{Horizon: p.Int("horizon"), Memory: p.Int("memory"),
+				Protect: p.Float("protect"), TTL: p.Float("ttl"), Uniform: p.Float("uniform")}
+			p.Check(c.Horizon >= 1, "horizon", "an integer >= 1")
+			p.Check(c.Memory >= 1, "memory", "an integer >= 1")
+			p.Check(c.Protect >= 0 && c.Protect <= 1, "protect", "a share in [0,1]")
+			p.Check(c.TTL > 0 && c.TTL < 1e6, "ttl", "a factor > 0")
+			p.Check(c.Uniform > 0 && c.Uniform < 1e6, "uniform", "a share > 0")
+			return NewRegretAdaptive(c, env), nil
+		},
+	})
+}
+
+// RegretAdaptiveConfig holds the parameters of regret_adaptive.
+type RegretAdaptiveConfig struct {
+	Horizon int     // accesses after an eviction in which an access is a regret
+	Memory  int     // accesses a regret is remembered
+	Protect float64 // largest share of the capacity in blocks that regret protects
+	TTL     float64 // protection lasts TTL x the observed reuse distance
+	Uniform float64 // regretted share of evictions that switches to sweep mode
+}
+
+// RegretAdaptive keeps the seed study's idea, learning from evictions that
+// were re-accessed soon, and fixes the three failure modes the seed
+// documents. A step is one access.
+//
+// Mechanism. Resident blocks are either ordinary, in LRU order, or
+// protected, in a min-heap by the step their protection expires. Victims
+// are the least recently used ordinary block, or the protected block that
+// expires first when every resident is protected. An evicted block is a
+// ghost for Horizon steps; an access to a ghost is a regret: the eviction
+// was wrong, and the block's reuse distance d (steps from its last access
+// before the eviction to this one) is remembered for Memory steps. The
+// regretted access itself is served as LRU serves it (the block becomes
+// the most recent); the next time the block is admitted from outside the
+// horizon, it is protected until TTL x d steps later, so it survives the
+// reuse distance that cost the regret. A hit on a protected block ends its
+// protection (the block becomes the most recent ordinary block); a
+// protection that expires unused puts the block at the LRU end.
+//
+// The three failure modes of the seed:
+//
+//   - Over-protection under extreme pressure (regret ossifies the cache):
+//     at most Protect x the capacity in blocks is protected at once (a
+//     block admitted when that share is full is ordinary), every
+//     protection expires after TTL x d steps, and regret memory after
+//     Memory steps, so a block that was once important cannot block newer
+//     hot blocks for long.
+//   - Uniform regret on deterministic sweeps: the policy counts evictions
+//     and regrets with exponentially decaying counters (halved every 2x
+//     capacity evictions). When at least Uniform of the evictions are
+//     regretted the signal ranks nothing; the policy then switches to
+//     sweep mode and keeps a stable subset: every admitted block with a
+//     remembered regret is protected while all but one block of the
+//     capacity is, and a hit renews the protection (TTL x the distance
+//     since the previous access) instead of ending it. The protected
+//     subset then hits on every pass of a loop larger than the cache,
+//     which is what LFU-like and size-aware policies salvage there; blocks
+//     that leave the loop expire and make room, and their evictions are
+//     not counted (they say nothing about the loop). The policy returns to
+//     the normal mode when the share falls 0.2 below Uniform. A Uniform
+//     above 1 never switches.
+//   - Overhead without pressure: without regrets nothing is protected and
+//     the policy is exactly LRU: same victims, in the same order.
+//
+// Parameters: horizon (24, the seed's default regret horizon), memory
+// (1024), protect (0.5), ttl (1.5), uniform (0.9).
+//
+// State: one entry per resident block, one ghost per block evicted in the
+// last Horizon steps, and one regret record per block regretted in the
+// last Memory steps (at most Memory of them). Access, Admit, Evict and
+// Forget are O(log n) (the protected heap; O(1) for ordinary blocks, plus
+// amortised O(1) expiry of ghosts, records and protections), Victim O(1).
+type RegretAdaptive struct {
+	cfg      RegretAdaptiveConfig
+	res      map[BlockID]*raEntry
+	ordinary list    // front is the most recent
+	prot     minHeap // key is the expiry step
+	nprot    int
+
+	ghosts     map[BlockID]*raGhost
+	ghostOrder list // newest eviction at the front; node.at is the eviction step
+	memo       map[BlockID]*raMemo
+	memoOrder  list // newest regret at the front; node.at is the regret step
+
+	cap      blockCap
+	clock    int64
+	tick     int64
+	evicts   float64 // decayed eviction count
+	regrets  float64 // decayed regret count
+	sweeping bool
+}
+
+type raEntry struct {
+	n       node // in ordinary when not protected
+	it      item // in prot when protected
+	last    int64
+	prot    bool
+	expired bool // a protection ran out unused during this residency
+}
+
+type raGhost struct {
+	n       node
+	last    int64 // step of the block's last access before its eviction
+	counted bool  // the eviction counts toward the regretted share
+}
+
+type raMemo struct {
+	n    node
+	dist int64 // reuse distance that the regret revealed
+}
+
+// NewRegretAdaptive returns an empty regret-adaptive policy.
+func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
+	return &RegretAdaptive{cfg: c, res: map[BlockID]*raEntry{}, ghosts: map[BlockID]*raGhost{},
+		memo: map[BlockID]*raMemo{}, cap: newBlockCap(env)}
+}
+
+// Sweeping reports whether the policy is in sweep mode: nearly every
+// eviction was regretted recently.
+func (p *RegretAdaptive) Sweeping() bool { return p.sweeping }
+
+// Protected returns the number of protected resident blocks.
+func (p *RegretAdaptive) Protected() int { return p.nprot }
+
+// expire drops ghosts older than Horizon, regret records older than Memory
+// and protections that ran out (those go to the LRU end).
+func (p *RegretAdaptive) expire() {
+	for n := p.ghostOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Horizon); n = p.ghostOrder.back() {
+		p.ghostOrder.remove(n)
+		delete(p.ghosts, n.b.ID)
+	}
+	for n := p.memoOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Memory); n = p.memoOrder.back() {
+		p.memoOrder.remove(n)
+		delete(p.memo, n.b.ID)
+	}
+	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
+		e := p.res[it.b.ID]
+		p.unprotect(e)
+		e.expired = true
+		listPushBack(&p.ordinary, &e.n)
+	}
+}
+
+func (p *RegretAdaptive) unprotect(e *raEntry) {
+	p.prot.remove(&e.it)
+	e.prot = false
+	p.nprot--
+}
+
+// protect makes e protected until dist x TTL steps from now.
+func (p *RegretAdaptive) protect(e *raEntry, dist int64) {
+	e.it.key = float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
+	p.tick++
+	e.it.tie = p.tick
+	if e.prot {
+		p.prot.fix(&e.it)
+		return
+	}
+	e.prot = true
+	p.nprot++
+	p.prot.push(&e.it)
+}
+
+// room reports whether one more block may be protected.
+func (p *RegretAdaptive) room() bool {
+	c := p.cap.get()
+	limit := int(p.cfg.Protect*float64(c) + 0.5)
+	if p.sweeping {
+		limit = c - 1
+	}
+	return p.nprot < min(limit, c-1)
+}
+
+// remember records a regret of b at reuse distance dist.
+func (p *RegretAdaptive) remember(b *Block, dist int64) {
+	m, ok := p.memo[b.ID]
+	if ok {
+		p.memoOrder.remove(&m.n)
+	} else {
+		m = &raMemo{n: node{b: b}}
+		p.memo[b.ID] = m
+	}
+	m.n.at, m.dist = p.clock, dist
+	p.memoOrder.pushFront(&m.n)
+}
+
+// Access advances the step. A hit on a protected block ends its
+// protection, or renews it in sweep mode; an access to a ghost is a
+// regret.
+func (p *RegretAdaptive) Access(b *Block, _ Time) {
+	p.clock++
+	p.expire()
+	if e, ok := p.res[b.ID]; ok {
+		dist := p.clock - e.last
+		e.last = p.clock
+		switch {
+		case e.prot && p.sweeping:
+			p.protect(e, dist)
+		case e.prot:
+			p.unprotect(e)
+			p.ordinary.pushFront(&e.n)
+		default:
+			p.ordinary.moveToFront(&e.n)
+		}
+		return
+	}
+	g, ok := p.ghosts[b.ID]
+	if !ok {
+		return
+	}
+	p.ghostOrder.remove(&g.n)
+	delete(p.ghosts, b.ID)
+	p.remember(b, p.clock-g.last)
+	if g.counted {
+		p.regrets++
+		p.updateMode()
+	}
+}
+
+// updateMode switches between the normal and the sweep mode, with a
+// hysteresis band of sweepBand below Uniform.
+func (p *RegretAdaptive) updateMode() {
+	switch {
+	case p.evicts < 8:
+		p.sweeping = false
+	case p.sweeping:
+		p.sweeping = p.regrets >= (p.cfg.Uniform-sweepBand)*p.evicts
+	default:
+		p.sweeping = p.regrets >= p.cfg.Uniform*p.evicts
+	}
+}
+
+// sweepBand is the hysteresis of the sweep mode: it ends when the
+// regretted share falls sweepBand below Uniform.
+const sweepBand = 0.2
+
+// Admit inserts b as the most recent block, protected if it was regretted
+// within Memory steps and admitted from outside the horizon (in sweep
+// mode: whenever it was regretted) and the protected share has room.
+func (p *RegretAdaptive) Admit(b *Block, _ Time) {
+	e := &raEntry{n: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
+	p.res[b.ID] = e
+	p.cap.observe(len(p.res))
+	if m, ok := p.memo[b.ID]; ok && m.n.at != p.clock && p.room() {
+		p.protect(e, m.dist)
+		return
+	}
+	if m, ok := p.memo[b.ID]; ok && p.sweeping && p.room() {
+		p.protect(e, m.dist)
+		return
+	}
+	p.ordinary.pushFront(&e.n)
+}
+
+// Evict removes b and keeps it as a ghost for Horizon steps.
+func (p *RegretAdaptive) Evict(b *Block, _ Time) {
+	e, ok := p.res[b.ID]
+	if !ok {
+		return
+	}
+	p.drop(e)
+	g := &raGhost{n: node{b: b, at: p.clock}, last: e.last, counted: !e.expired}
+	p.ghosts[b.ID] = g
+	p.ghostOrder.pushFront(&g.n)
+	if e.expired {
+		// the block left a loop or outlived its regret: its eviction
+		// says nothing about whether regret is uniform
+		return
+	}
+	p.evicts++
+	if lim := float64(2 * max(p.cap.get(), 16)); p.evicts > lim {
+		p.evicts /= 2
+		p.regrets /= 2
+	}
+	p.updateMode()
+}
+
+func (p *RegretAdaptive) drop(e *raEntry) {
+	if e.prot {
+		p.unprotect(e)
+	} else {
+		p.ordinary.remove(&e.n)
+	}
+	delete(p.res, e.n.b.ID)
+}
+
+// Forget drops b, its ghost and its regret record.
+func (p *RegretAdaptive) Forget(b *Block) {
+	if e, ok := p.res[b.ID]; ok {
+		p.drop(e)
+	}
+	if g, ok := p.ghosts[b.ID]; ok {
+		p.ghostOrder.remove(&g.n)
+		delete(p.ghosts, b.ID)
+	}
+	if m, ok := p.memo[b.ID]; ok {
+		p.memoOrder.remove(&m.n)
+		delete(p.memo, b.ID)
+	}
+}
+
+// Victim returns the least recently used ordinary block, or the protected
+// block whose protection expires first when all are protected.
+func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
+	if n := p.ordinary.back(); n != nil {
+		return n.b, true
+	}
+	if it := p.prot.min(); it != nil {
+		return it.b, true
+	}
+	return nil, false
+}
+
+// Len returns the number of resident blocks.
+func (p *RegretAdaptive) Len() int { return len(p.res) }
+
+// listPushBack inserts n at the back (the oldest end) of l.
+func listPushBack(l *list, n *node) {
+	l.lazyInit()
+	n.next, n.prev = &l.root, l.root.prev
+	l.root.prev.next = n
+	l.root.prev = n
+	l.n++
+}
