@@ -97,7 +97,24 @@ func FuzzJSONL(f *testing.F) {
 	f.Add(buf.String())
 	f.Add(`{"op":"access","time":1,"block":2,"class":"none","lifetime":1e308}` + "\n" + `{"op":"free","time":0,"block":2}`)
 	f.Add(`{"op":"update","time":1,"block":2,"pinned":true} {"x":1}`)
+	f.Add(`{"op":"access","time":-0,"block":1,"lifetime":-0.5e-3,"tenant":4294967296,"class":""}`)
+	f.Add(`{"op":"free","time":-9223372036854775808,"block":18446744073709551615,"pos":-2147483648,"write":false}`)
 	f.Fuzz(func(t *testing.T, in string) {
+		// the fast parser agrees with encoding/json wherever it accepts a line
+		ref := NewJSONL(strings.NewReader(""), "fuzz")
+		for _, line := range strings.Split(in, "\n") {
+			fast, ok := parseJSONLFast([]byte(line))
+			if !ok {
+				continue
+			}
+			slow, err := ref.decode([]byte(line))
+			if err != nil {
+				t.Fatalf("fast parser accepted %q, encoding/json says %v", line, err)
+			}
+			if fast != slow {
+				t.Fatalf("%q: fast parser %+v, encoding/json %+v", line, fast, slow)
+			}
+		}
 		recs := readFuzz(t, NewJSONL(strings.NewReader(in), "fuzz"), in)
 		var out bytes.Buffer
 		roundTrip(t, recs, NewJSONLWriter(&out), &out, func(r io.Reader) Reader { return NewJSONL(r, "out") })

@@ -60,6 +60,27 @@ func (j *JSONL) Next() (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	rec, ok := parseJSONLFast(line)
+	if !ok {
+		if rec, err = j.decode(line); err != nil {
+			return Record{}, err
+		}
+	}
+	bad := func(field string, err error) error {
+		return &ParseError{File: j.lines.name, Line: j.lines.line, Col: keyCol(line, field), Field: field, Err: err}
+	}
+	if field, err := check(&rec); err != nil {
+		return Record{}, bad(field, err)
+	}
+	if err := j.ord.check(rec.Time); err != nil {
+		return Record{}, bad("time", err)
+	}
+	return rec, nil
+}
+
+// decode parses line with encoding/json: the fallback of parseJSONLFast,
+// and the source of positioned errors.
+func (j *JSONL) decode(line []byte) (Record, error) {
 	var jr jsonlRecord
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -92,17 +113,10 @@ func (j *JSONL) Next() (Record, error) {
 	if err != nil {
 		return Record{}, bad("class", err)
 	}
-	rec := Record{Op: op, Time: *jr.Time, Block: *jr.Block, Write: jr.Write, Meta: policy.Meta{
+	return Record{Op: op, Time: *jr.Time, Block: *jr.Block, Write: jr.Write, Meta: policy.Meta{
 		Size: jr.Size, Tenant: jr.Tenant, Class: class, Priority: policy.Priority(jr.Priority),
 		Pinned: jr.Pinned, RefCount: jr.RefCount, Lifetime: jr.Lifetime, Seq: jr.Seq,
-		Pos: jr.Pos, SeqLen: jr.SeqLen, MaxLen: jr.MaxLen}}
-	if field, err := check(&rec); err != nil {
-		return Record{}, bad(field, err)
-	}
-	if err := j.ord.check(rec.Time); err != nil {
-		return Record{}, bad("time", err)
-	}
-	return rec, nil
+		Pos: jr.Pos, SeqLen: jr.SeqLen, MaxLen: jr.MaxLen}}, nil
 }
 
 // JSONLWriter writes records in kvtier's JSONL format, one object a line,
