@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 
 	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon/api"
@@ -81,6 +82,21 @@ func specFromRequest(req api.RegisterRequest) (regionSpec, error) {
 	return s, nil
 }
 
+// procError maps an error about a process to an API error.
+func procError(pid int, err error) error {
+	var re *reqError
+	switch {
+	case errors.As(err, &re):
+		return err
+	case errors.Is(err, numa.ErrProcessGone), errors.Is(err, numa.ErrPIDReused), errors.Is(err, os.ErrNotExist):
+		return notFound("pid %d: no such process", pid)
+	case errors.Is(err, numa.ErrPermission), errors.Is(err, os.ErrPermission):
+		return &reqError{http.StatusForbidden, fmt.Sprintf(
+			"pid %d: the daemon may not read its memory map (it needs root or CAP_SYS_PTRACE over the process): %v", pid, err)}
+	}
+	return fmt.Errorf("pid %d: %w", pid, err)
+}
+
 // checkMapped verifies that the process maps every byte of [addr, addr+length).
 func checkMapped(proc *numa.Process, addr, length uint64) error {
 	maps, err := proc.Maps()
@@ -105,14 +121,11 @@ func checkMapped(proc *numa.Process, addr, length uint64) error {
 func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 	proc, err := numa.OpenProcess(s.pid)
 	if err != nil {
-		if errors.Is(err, numa.ErrProcessGone) {
-			return api.Region{}, notFound("pid %d: no such process", s.pid)
-		}
-		return api.Region{}, fmt.Errorf("opening pid %d: %w", s.pid, err)
+		return api.Region{}, procError(s.pid, err)
 	}
 	if err := checkMapped(proc, s.addr, s.length); err != nil {
 		proc.Close()
-		return api.Region{}, err
+		return api.Region{}, procError(s.pid, err)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
