@@ -59,7 +59,7 @@ func newPlacementCmd() *cobra.Command {
 				return writeKVRegions(cmd.OutOrStdout(), rep.Regions)
 			}
 			if pid <= 0 {
-				return usageError("--pid (a positive process ID) or --region is required, got --pid %d", pid)
+				return usageError("--pid is required (a positive process ID), or --region; got --pid %d", pid)
 			}
 			var r *addrRange
 			if rng != "" {

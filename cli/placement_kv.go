@@ -26,7 +26,7 @@ const (
 )
 
 // stripLegend explains the glyphs.
-const stripLegend = "heat strip: fast tier # hot + warm - cold, slow tier O hot o warm . cold, _ not present"
+const stripLegend = "heat: fast # hot + warm - cold; slow O hot o warm . cold; _ not present"
 
 // defaultStripWidth keeps "  heat [...]" within 80 columns.
 const defaultStripWidth = 64
@@ -174,8 +174,9 @@ func writeKVRegion(w io.Writer, kr kvRegion) error {
 	if r.Name != "" {
 		name = fmt.Sprintf(" %q", r.Name)
 	}
-	fmt.Fprintf(w, "region %d%s: pid %d, tenant %s, %s/%s, %#x-%#x, %s in %d blocks of %s\n", r.ID, name, r.PID,
-		orDash(r.Tenant), r.Class, r.Priority, r.Addr, r.Addr+r.Length, topoBytes(r.Length), r.Blocks,
+	fmt.Fprintf(w, "region %d%s: pid %d, tenant %s, class %s, priority %s\n", r.ID, name, r.PID,
+		orDash(r.Tenant), r.Class, r.Priority)
+	fmt.Fprintf(w, "  %#x-%#x, %s in %d blocks of %s\n", r.Addr, r.Addr+r.Length, topoBytes(r.Length), r.Blocks,
 		topoBytes(r.BlockSize))
 	fmt.Fprintf(w, "  blocks: %s\n", nodeTierString(p))
 	unit := "1 block"
