@@ -29,6 +29,11 @@ type traceOp struct {
 	id   BlockID
 	meta Meta
 	next Time // next access of the same block life, for offline policies
+	// remeta applies meta (but the block's Size and Pinned) to a live
+	// block too, as the simulator does when a shared block is read by
+	// another sequence: in place before the access, or through Set.Update
+	// when update is set.
+	remeta, update bool
 }
 
 // traceShape says what a property trace holds.
@@ -39,12 +44,16 @@ type traceShape struct {
 	mixed    bool  // sizes 1..8 units, else 1 unit
 	pins     bool  // pinned blocks and pin toggles
 	forgets  bool  // blocks freed and their IDs reused
+	seqs     bool  // Mooncake-like requests (genSeqTrace), not genTrace's mix
 }
 
 // genTrace builds a reproducible trace: a hot set, uniform accesses and
 // sequential scans, with metadata for class-, tenant-, sequence- and
 // lifetime-aware policies.
 func genTrace(seed uint64, sh traceShape) []traceOp {
+	if sh.seqs {
+		return genSeqTrace(seed, sh)
+	}
 	r := rand.New(rand.NewPCG(seed, 0x6b767469))
 	ops := make([]traceOp, 0, sh.n)
 	scan := 0
@@ -205,9 +214,21 @@ func replayProps(t *testing.T, info Info, env Env, capBytes int64, ops []traceOp
 				s.SetPinned(b, !b.Meta.Pinned, now)
 			}
 		case opAccess:
-			if !live {
+			switch {
+			case !live:
 				b = &Block{ID: op.id, Meta: op.meta}
 				blocks[op.id] = b
+			case op.remeta:
+				m := op.meta
+				m.Size, m.Pinned = b.Meta.Size, b.Meta.Pinned
+				if !op.update {
+					b.Meta = m
+					break
+				}
+				// Same size: nothing is evicted.
+				if _, err := s.Update(b, m, now, nil); err != nil {
+					t.Fatalf("op %d: update %d: %v", i, op.id, err)
+				}
 			}
 			b.Next = op.next
 			if s.Access(b, now) {
@@ -231,7 +252,26 @@ func replayProps(t *testing.T, info Info, env Env, capBytes int64, ops []traceOp
 		checkSet(t, i, s, c)
 	}
 	out.digest = h.Sum64()
+	// Freeing every block leaves nothing behind.
+	for _, b := range blocks {
+		s.Forget(b)
+	}
+	checkSet(t, len(ops), s, c)
+	if w, ok := seqWindowsOf(p); ok && len(w.seqs) != 0 {
+		t.Fatalf("%d sequences still tracked after freeing every block", len(w.seqs))
+	}
 	return out
+}
+
+// seqWindowsOf returns the per-sequence state of a sequence-aware policy.
+func seqWindowsOf(p Policy) (*seqWindows, bool) {
+	switch p := p.(type) {
+	case *Windowed:
+		return &p.wins, true
+	case *Streaming:
+		return &p.wins, true
+	}
+	return nil, false
 }
 
 // checkSet checks the Set against the policy after an operation.
@@ -268,6 +308,8 @@ var propertyShapes = []struct {
 	{"mixed", traceShape{n: 6000, universe: 300, unit: 4096, mixed: true, pins: true, forgets: true}, 120 * 4096, 0},
 	{"unit_pins", traceShape{n: 6000, universe: 200, unit: 1, pins: true, forgets: true}, 40, 40},
 	{"tight", traceShape{n: 3000, universe: 50, unit: 4096, mixed: true, pins: true}, 12 * 4096, 0},
+	{"sequences", traceShape{n: 6000, universe: 400, unit: 4096, mixed: true, pins: true, seqs: true}, 48 * 4096, 0},
+	{"sequences_unit", traceShape{n: 6000, universe: 300, unit: 1, forgets: true, seqs: true}, 32, 32},
 }
 
 func TestPropertiesAllPolicies(t *testing.T) {

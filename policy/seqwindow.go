@@ -19,17 +19,40 @@ func (w recentWindow) start(n int32) int32 {
 
 // seqState is what seqWindows knows of one sequence.
 type seqState struct {
+	seq    uint64  // the sequence's ID, its key in seqWindows.seqs
 	length int32   // longest length seen: max of SeqLen and Pos+1
 	window minHeap // resident blocks inside the window, by position
 	blocks int     // resident blocks joined
 }
 
+// seqMember is a resident block's membership of its sequence. It records
+// the sequence and position the block joined with, so that leaving finds
+// the same sequence even after the block's Meta changed: a shared prefix
+// block read by a new request arrives with that request's Seq (the
+// simulator and Set.Update both change Meta in place).
+type seqMember struct {
+	win item      // entry in st.window while inside the window (index >= 0)
+	st  *seqState // nil when not joined
+	pos int32     // Pos when joined
+}
+
+// moved reports whether meta places the block elsewhere than where it
+// joined: another sequence or position, or in or out of any sequence.
+func (m *seqMember) moved(meta Meta) bool {
+	if m.st == nil {
+		return hasSeq(meta)
+	}
+	return !hasSeq(meta) || meta.Seq != m.st.seq || meta.Pos != m.pos
+}
+
 // seqWindows tracks, per sequence with resident blocks, the sequence's
 // length and which of its resident blocks are inside its recent window, so
 // that blocks leaving the window as the sequence grows are found in
-// O(log n) each. A block's Seq and Pos must not change while it is joined.
-// Blocks with SeqLen <= 0 carry no sequence position and are never joined.
-// State: one entry per sequence with a joined block.
+// O(log n) each. A block joins with its Seq and Pos at that time; when its
+// Meta later names another sequence or position, its policy calls leave
+// and join again (see seqMember.moved). Blocks with SeqLen <= 0 carry no
+// sequence position and are never joined. State: one entry per sequence
+// with a joined block.
 type seqWindows struct {
 	w    recentWindow
 	seqs map[uint64]*seqState
@@ -42,40 +65,43 @@ func newSeqWindows(w recentWindow) seqWindows {
 // hasSeq reports whether m places its block in a sequence.
 func hasSeq(m Meta) bool { return m.SeqLen > 0 }
 
-// join records a resident block whose window entry is win (win.b set). If
-// watch is false the block only informs the sequence's length. It returns
-// whether the block is inside the window; release is called for other
-// blocks that the block's metadata pushed out of it.
-func (s *seqWindows) join(win *item, watch bool, release func(*Block)) bool {
-	m := win.b.Meta
+// join records resident block b, which must not be joined, as a member of
+// the sequence its Meta names. If watch is false the block only informs
+// the sequence's length. It returns whether the block is inside the
+// window; release is called for other blocks that the block's metadata
+// pushed out of it.
+func (s *seqWindows) join(mem *seqMember, b *Block, watch bool, release func(*Block)) bool {
+	m := b.Meta
 	st, ok := s.seqs[m.Seq]
 	if !ok {
-		st = &seqState{}
+		st = &seqState{seq: m.Seq}
 		s.seqs[m.Seq] = st
 	}
 	st.blocks++
+	*mem = seqMember{win: item{b: b, index: -1}, st: st, pos: m.Pos}
 	s.grow(st, m, release)
 	if !watch || m.Pos < s.w.start(st.length) {
 		return false
 	}
-	win.key = float64(m.Pos)
-	st.window.push(win)
+	mem.win.key = float64(m.Pos)
+	st.window.push(&mem.win)
 	return true
 }
 
-// leave forgets a joined block; inWindow says whether join (or a later
-// observe) left it inside the window.
-func (s *seqWindows) leave(win *item, inWindow bool) {
-	st, ok := s.seqs[win.b.Meta.Seq]
-	if !ok {
+// leave forgets a block's membership; it does nothing for a block that is
+// not joined.
+func (s *seqWindows) leave(mem *seqMember) {
+	st := mem.st
+	if st == nil {
 		return
 	}
-	if inWindow {
-		st.window.remove(win)
+	if mem.win.index >= 0 {
+		st.window.remove(&mem.win)
 	}
 	if st.blocks--; st.blocks <= 0 {
-		delete(s.seqs, win.b.Meta.Seq)
+		delete(s.seqs, st.seq)
 	}
+	mem.st = nil
 }
 
 // observe learns the length of m's sequence, if it has resident blocks,

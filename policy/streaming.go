@@ -47,7 +47,10 @@ func newStreamingFromParams(p *Params, env Env) (Policy, error) {
 // Pos+1) seen in any event of its blocks; as it grows, blocks that leave
 // the recent window are admitted to the inner policy and become candidates
 // again. Blocks without a sequence position (SeqLen 0) are never
-// protected. Every access and update is forwarded to the inner policy
+// protected. A resident block whose Meta names another sequence or
+// position at an access or update (a shared prefix block read by a new
+// request) moves to that sequence, leaving or joining the inner policy as
+// its protection changes. Every access and update is forwarded to the inner policy
 // (protected blocks look non-resident to it).
 //
 // Events cost O(log n) plus the inner policy's. State: one entry per
@@ -69,9 +72,8 @@ const (
 )
 
 type streamEntry struct {
-	win   item
+	mem   seqMember
 	state uint8
-	joins bool
 }
 
 // NewStreaming wraps inner, protecting positions below protected and the
@@ -90,31 +92,59 @@ func (p *Streaming) release(b *Block) {
 	}
 }
 
+// place (re)joins b to the sequence its Meta names, if any, and returns
+// its state: a sink or prefix block, inside the window, or neither.
+func (p *Streaming) place(e *streamEntry, b *Block) uint8 {
+	p.wins.leave(&e.mem)
+	if !hasSeq(b.Meta) {
+		return streamInner
+	}
+	pinned := b.Meta.Pos < p.protected
+	inWindow := p.wins.join(&e.mem, b, !pinned, p.release)
+	switch {
+	case pinned:
+		return streamPinned
+	case inWindow:
+		return streamWindow
+	}
+	return streamInner
+}
+
+// learn takes in b's current metadata: a resident block that moved to
+// another sequence or position rejoins (and goes to or leaves the inner
+// policy when its protection changed); otherwise its sequence's length is
+// updated.
+func (p *Streaming) learn(b *Block, now Time) {
+	e, ok := p.in[b.ID]
+	if !ok || !e.mem.moved(b.Meta) {
+		p.wins.observe(b.Meta, p.release)
+		return
+	}
+	was := e.state
+	e.state = p.place(e, b)
+	switch {
+	case was == streamInner && e.state != streamInner:
+		p.inner.Evict(b, now)
+	case was != streamInner && e.state == streamInner:
+		p.inner.Admit(b, now)
+	}
+}
+
 // Access forwards the access and learns the sequence's length, releasing
 // blocks that left its window.
 func (p *Streaming) Access(b *Block, now Time) {
 	p.now = now
 	p.inner.Access(b, now)
-	p.wins.observe(b.Meta, p.release)
+	p.learn(b, now)
 }
 
 // Admit holds b if it is protected and hands it to the inner policy
 // otherwise.
 func (p *Streaming) Admit(b *Block, now Time) {
 	p.now = now
-	e := &streamEntry{win: item{b: b}, state: streamInner}
+	e := &streamEntry{}
 	p.in[b.ID] = e
-	if hasSeq(b.Meta) {
-		e.joins = true
-		pinned := b.Meta.Pos < p.protected
-		if p.wins.join(&e.win, !pinned, p.release) {
-			e.state = streamWindow
-		}
-		if pinned {
-			e.state = streamPinned
-		}
-	}
-	if e.state == streamInner {
+	if e.state = p.place(e, b); e.state == streamInner {
 		p.inner.Admit(b, now)
 	}
 }
@@ -122,7 +152,7 @@ func (p *Streaming) Admit(b *Block, now Time) {
 // Update learns a sequence's new length and forwards the update.
 func (p *Streaming) Update(b *Block, old Meta, now Time) {
 	p.now = now
-	p.wins.observe(b.Meta, p.release)
+	p.learn(b, now)
 	if u, ok := p.inner.(Updater); ok {
 		u.Update(b, old, now)
 	}
@@ -140,9 +170,7 @@ func (p *Streaming) drop(id BlockID) (*streamEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	if e.joins {
-		p.wins.leave(&e.win, e.state == streamWindow)
-	}
+	p.wins.leave(&e.mem)
 	delete(p.in, id)
 	return e, true
 }

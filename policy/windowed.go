@@ -32,8 +32,10 @@ func windowParams(p *Params) (recentWindow, error) {
 // used first; blocks inside a window go only when no other block is left,
 // also least recently used first. A sequence's length is the largest
 // SeqLen (or Pos+1) seen in any event of its blocks, so as a sequence grows
-// its older blocks leave the window and become ordinary candidates. Events
-// are O(log n). State: one entry per resident block and one per sequence
+// its older blocks leave the window and become ordinary candidates. A
+// resident block whose Meta names another sequence or position at an
+// access or update (a shared prefix block read by a new request) moves to
+// that sequence. Events are O(log n). State: one entry per resident block and one per sequence
 // with a resident block.
 type Windowed struct {
 	k    keyed
@@ -42,9 +44,8 @@ type Windowed struct {
 }
 
 type windowedEntry struct {
-	it    item // in k; rank 1 inside a window
-	win   item // in the sequence's window heap
-	joins bool // joined wins
+	it  item      // in k; rank 1 inside a window
+	mem seqMember // its sequence, when its Meta gives one
 }
 
 // NewWindowed returns an empty windowed-recency policy.
@@ -59,12 +60,35 @@ func (p *Windowed) release(b *Block) {
 	}
 }
 
+// place (re)joins e's block to the sequence its Meta names, if any, and
+// ranks it by whether it is inside the window.
+func (p *Windowed) place(e *windowedEntry) {
+	p.wins.leave(&e.mem)
+	e.it.rank = 0
+	if hasSeq(e.it.b.Meta) && p.wins.join(&e.mem, e.it.b, true, p.release) {
+		e.it.rank = 1
+	}
+	p.k.fix(&e.it)
+}
+
+// learn takes in b's current metadata: a resident block that moved to
+// another sequence or position rejoins; otherwise its sequence's length is
+// updated.
+func (p *Windowed) learn(b *Block) (*windowedEntry, bool) {
+	e, ok := p.in[b.ID]
+	if ok && e.mem.moved(b.Meta) {
+		p.place(e)
+		return e, true
+	}
+	p.wins.observe(b.Meta, p.release)
+	return e, ok
+}
+
 // Access makes a resident block the most recent of its group and learns
 // its sequence's length.
 func (p *Windowed) Access(b *Block, _ Time) {
 	tick := p.k.tick()
-	p.wins.observe(b.Meta, p.release)
-	if e, ok := p.in[b.ID]; ok {
+	if e, ok := p.learn(b); ok {
 		e.it.tie = tick
 		p.k.fix(&e.it)
 	}
@@ -72,20 +96,15 @@ func (p *Windowed) Access(b *Block, _ Time) {
 
 // Admit inserts b as the most recent block of its group.
 func (p *Windowed) Admit(b *Block, _ Time) {
-	e := &windowedEntry{it: item{b: b, tie: p.k.tick()}, win: item{b: b}}
+	e := &windowedEntry{it: item{b: b, tie: p.k.tick()}}
 	p.in[b.ID] = e
 	p.k.add(&e.it)
-	if hasSeq(b.Meta) {
-		e.joins = true
-		if p.wins.join(&e.win, true, p.release) {
-			e.it.rank = 1
-			p.k.fix(&e.it)
-		}
-	}
+	p.place(e)
 }
 
-// Update learns a sequence's new length from changed metadata.
-func (p *Windowed) Update(b *Block, _ Meta, _ Time) { p.wins.observe(b.Meta, p.release) }
+// Update learns a sequence's new length, or the block's new sequence or
+// position, from changed metadata.
+func (p *Windowed) Update(b *Block, _ Meta, _ Time) { p.learn(b) }
 
 // Evict removes b.
 func (p *Windowed) Evict(b *Block, _ Time) { p.Forget(b) }
@@ -96,9 +115,7 @@ func (p *Windowed) Forget(b *Block) {
 	if !ok {
 		return
 	}
-	if e.joins {
-		p.wins.leave(&e.win, e.it.rank == 1)
-	}
+	p.wins.leave(&e.mem)
 	p.k.remove(b.ID)
 	delete(p.in, b.ID)
 }

@@ -209,3 +209,59 @@ func TestHistAndJain(t *testing.T) {
 		t.Errorf("jain one of two %g", j)
 	}
 }
+
+// limited reads the first n records of r.
+type limited struct {
+	r trace.Reader
+	n int
+}
+
+func (l *limited) Next() (trace.Record, error) {
+	if l.n <= 0 {
+		return trace.Record{}, io.EOF
+	}
+	l.n--
+	return l.r.Next()
+}
+
+// TestEveryPolicyOnMooncake replays the start of the embedded Mooncake
+// trace (shared prefix blocks read by many requests, each time with that
+// request's Seq and Pos; decode blocks freed) through every registered
+// policy in blocks and cache mode. windowed_recency used to panic here and
+// streaming to leak sequence state, when a resident shared block arrived
+// with another request's Seq.
+func TestEveryPolicyOnMooncake(t *testing.T) {
+	n := 60000
+	if testing.Short() {
+		n = 15000
+	}
+	open := MooncakeSample(trace.MooncakeOptions{FreeDecode: true})
+	tr, err := Prepare("mooncake_head", func() (trace.Reader, error) {
+		r, err := open()
+		return &limited{r: r, n: n}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewHierarchy("cxl", "medium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2,000 blocks of 512 tokens of Llama-2-70B in the fast tier.
+	h.Tiers[0].Capacity = 2000 * 512 * trace.KVBytesLlama2_70B
+	for _, info := range policy.List() {
+		for _, cfg := range []Config{
+			{Policy: info.Name, Mode: ModeBlocks, CapacityBlocks: 500},
+			{Policy: info.Name, Mode: ModeCache, Hierarchy: h},
+		} {
+			r, err := Run(cfg, tr)
+			if err != nil {
+				t.Errorf("%s in %s mode: %v", info.Name, cfg.Mode, err)
+				continue
+			}
+			if r.Accesses != int64(tr.Accesses()) {
+				t.Errorf("%s in %s mode: %d accesses, trace has %d", info.Name, cfg.Mode, r.Accesses, tr.Accesses())
+			}
+		}
+	}
+}
