@@ -180,31 +180,57 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 }
 
 // printResults prints one comparison table per workload/trace and setting.
+// Blocks mode models no latency or bytes: those columns show "-". The
+// Bélády row of a tiering comparison (run in cache mode on the same tiers,
+// see sim.Compare) stays in its table, marked "(cache mode)".
 func printResults(w io.Writer, rs []sim.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	last := ""
-	for _, r := range rs {
+	for i, r := range rs {
 		head := fmt.Sprintf("%s  mode=%s preset=%s scenario=%s quant=%s", r.Workload, r.Mode, r.Preset, r.Scenario, r.Quant)
 		if r.Mode == "blocks" {
 			head = fmt.Sprintf("%s  mode=blocks", r.Workload)
+		}
+		name := r.Policy
+		if r.Policy == sim.RefBelady && i > 0 && rs[i-1].Mode != r.Mode && rs[i-1].Workload == r.Workload {
+			head, name = last, name+" ("+r.Mode+" mode)"
 		}
 		if head != last {
 			if last != "" {
 				fmt.Fprintln(tw)
 			}
 			fmt.Fprintf(tw, "%s\n", head)
-			fmt.Fprintln(tw, "policy\taccesses\tfast hit\tmean ms\tp99 ms\tMB moved\tevictions\tre-promo\theadroom\t")
+			fmt.Fprintln(tw, "policy\taccesses\tfast hit\tmean ms\tp99 ms\tmoved\tevictions\tre-promo\theadroom\t")
 			last = head
 		}
 		hr := "-"
 		if r.Headroom != nil {
 			hr = fmt.Sprintf("%.1f%%", 100**r.Headroom)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.4g\t%.4g\t%.3f\t%d\t%.3f\t%s\t\n", r.Policy, r.Accesses, r.FastHitRatio,
-			r.MeanLatencyMs, r.P99LatencyMs, float64(r.BytesDemand+r.BytesPrefetch)/1e6, r.Evictions,
-			r.RepromotionRate, hr)
+		mean, p99, moved := "-", "-", "-"
+		if r.Mode != "blocks" {
+			mean, p99 = fmt.Sprintf("%.4g", r.MeanLatencyMs), fmt.Sprintf("%.4g", r.P99LatencyMs)
+			moved = formatBytes(r.BytesDemand + r.BytesPrefetch)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%s\t%s\t%d\t%.3f\t%s\t\n", name, r.Accesses, r.FastHitRatio,
+			mean, p99, moved, r.Evictions, r.RepromotionRate, hr)
 	}
 	return tw.Flush()
+}
+
+// formatBytes prints a byte count with a decimal unit: 7.31 MB, 44.5 TB.
+func formatBytes(n int64) string {
+	v := float64(n)
+	for _, u := range []string{"B", "kB", "MB", "GB", "TB"} {
+		if v < 1000 || u == "TB" {
+			if u == "B" {
+				return fmt.Sprintf("%d B", n)
+			}
+			return fmt.Sprintf("%.3g %s", v, u)
+		}
+		v /= 1000
+	}
+	return ""
 }
 
 // demoPolicies are the online policies of the demo, those registered.
