@@ -5,6 +5,17 @@
 // evictions back to the policy), serves the HTTP/JSON API on a unix socket,
 // exports Prometheus metrics and records traces for `kvtier sim`.
 //
+// # Record and replay
+//
+// POST /v1/trace (or a record block in the config) records what the daemon
+// samples as a kvtier JSONL trace (package policy/trace): every sampled or
+// hinted access with the block's metadata, metadata updates made through
+// the API, and frees of blocks whose region went away. `kvtier sim --trace
+// FILE --policy lru,regret_aware` replays it with any policy, so a policy
+// can be judged on a host's real traffic before it is switched on. Moves
+// are not recorded: a replay makes its own placement decisions. The
+// recorder's doc comment (recorder.go) gives the format field by field.
+//
 // The request and response types of the API, and a client for it, live in
 // the daemon/api package so that the CLI and test workloads can use them
 // without the daemon's dependencies.

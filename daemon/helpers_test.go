@@ -54,8 +54,16 @@ func touch(buf []byte) {
 
 func runWorkload() {
 	buf := alignedBuffer(workloadBytes)
-	touch(buf)
+	lazy := os.Getenv("KVTIER_TEST_WORKLOAD") == "lazy"
+	if !lazy {
+		touch(buf)
+	}
 	fmt.Printf("%d %d\n", uintptr(unsafe.Pointer(&buf[0])), len(buf))
+	if lazy {
+		// First touch on a line from stdin, after the test registered
+		// the buffer: one page fault per page inside the watched region.
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	}
 	for {
 		touch(buf)
 		time.Sleep(20 * time.Millisecond)
@@ -66,20 +74,40 @@ func runWorkload() {
 type workload struct {
 	cmd        *exec.Cmd
 	addr, size uint64
+	stdin      io.WriteCloser // lazy workloads: a line starts the touching
 }
 
-func startWorkload(t *testing.T) *workload {
+// startWorkload starts a child whose buffer is faulted in before its
+// address is known.
+func startWorkload(t *testing.T) *workload { return spawnWorkload(t, "1") }
+
+// startLazyWorkload starts a child that first touches its buffer when
+// touch is called, so that a sampler watching it sees page faults.
+func startLazyWorkload(t *testing.T) *workload { return spawnWorkload(t, "lazy") }
+
+func (w *workload) touch(t *testing.T) {
+	t.Helper()
+	if _, err := io.WriteString(w.stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func spawnWorkload(t *testing.T, mode string) *workload {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD=1")
+	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD="+mode)
 	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w := &workload{cmd: cmd}
+	w := &workload{cmd: cmd, stdin: in}
 	t.Cleanup(func() { w.kill() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {

@@ -234,9 +234,6 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		bytes := int64(out.Moved) * int64(numa.PageSize)
 		d.metrics.migPages.WithLabelValues(dir).Add(float64(out.Moved))
 		d.metrics.migBytes.WithLabelValues(dir).Add(float64(bytes))
-		if d.rec != nil {
-			d.rec.moved(m.r, m.index, m.promote, now)
-		}
 		k := key{m.r.id, m.promote}
 		ev := agg[k]
 		if ev == nil {

@@ -17,8 +17,36 @@ const maxRecordTouches = 8
 
 // recorder writes what the daemon samples as a kvtier JSONL trace
 // (policy/trace), which `kvtier sim --trace` replays with any policy.
-// Block keys are the daemon's block IDs (region << 32 | index); times are
-// nanoseconds since the daemon started.
+//
+// # Recorded format
+//
+// One trace.Record a line, in the daemon's order, times never going back:
+//
+//   - access: a sampled access (a sampler's count drained at an epoch, or
+//     an engine's hint through the API). A count c becomes min(c, 8)
+//     records with the same time, as the planner caps the policy touches
+//     of one count. Every access carries the block's full metadata, so a
+//     replay that starts mid-run knows each block at its first access.
+//   - update: the API changed a block's metadata (class, think_complete
+//     ranges, priority, refcount, pinned ranges); written once per block
+//     whose metadata changed, with the new metadata.
+//   - free: the block's region was unregistered or its process exited;
+//     written only for blocks this recording has accessed. Stopping the
+//     daemon frees nothing: its regions live on in their processes.
+//
+// block is the daemon's block ID, region << 32 | index; time is
+// nanoseconds since the daemon started (accesses drained in one epoch share
+// the epoch's time); size is the block's length in bytes; tenant is the
+// daemon's tenant number (0 is the unnamed tenant, then tenants in order of
+// first use); pos is the block's index in its region and seq_len the
+// region's block count.
+//
+// Moves are not recorded. A replay makes its own placement decisions with
+// the policy under test, so the daemon's moves are an output of the
+// policy that ran, not an input of the one being judged; what a replay
+// needs is the sampled accesses and the metadata the policy saw, which is
+// what the trace holds. The daemon's moves are in the event stream
+// (migration events) and the metrics.
 type recorder struct {
 	path    string
 	f       *os.File
@@ -26,6 +54,7 @@ type recorder struct {
 	records uint64
 	err     error
 	count   func()
+	seen    map[policy.BlockID]struct{} // blocks accessed in this recording
 }
 
 func newRecorder(path string, count func()) (*recorder, error) {
@@ -36,7 +65,8 @@ func newRecorder(path string, count func()) (*recorder, error) {
 	if err != nil {
 		return nil, badRequest("trace path %q: %v", path, err)
 	}
-	return &recorder{path: path, f: f, w: trace.NewJSONLWriter(f), count: count}, nil
+	return &recorder{path: path, f: f, w: trace.NewJSONLWriter(f), count: count,
+		seen: map[policy.BlockID]struct{}{}}, nil
 }
 
 func (r *recorder) write(rec trace.Record) {
@@ -51,21 +81,28 @@ func (r *recorder) write(rec trace.Record) {
 
 // access records count sampled accesses (at most maxRecordTouches).
 func (r *recorder) access(reg *region, i int, count uint64, now policy.Time) {
+	b := &reg.blocks[i]
+	r.seen[b.ID] = struct{}{}
 	for range min(count, maxRecordTouches) {
-		r.write(trace.Record{Op: trace.OpAccess, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+		r.write(trace.Record{Op: trace.OpAccess, Time: now, Block: b.ID, Meta: b.Meta})
 	}
 }
 
-// moved records a block's move as a metadata update (the trace has no
-// move operation; the replayer decides placement itself).
-func (r *recorder) moved(reg *region, i int, _ bool, now policy.Time) {
+// updated records block i's new metadata.
+func (r *recorder) updated(reg *region, i int, now policy.Time) {
 	r.write(trace.Record{Op: trace.OpUpdate, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
 }
 
-// freed records that a region's blocks are gone.
+// freed records that a region's blocks are gone, those this recording
+// has accessed.
 func (r *recorder) freed(reg *region, now policy.Time) {
 	for i := range reg.blocks {
-		r.write(trace.Record{Op: trace.OpFree, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+		b := &reg.blocks[i]
+		if _, ok := r.seen[b.ID]; !ok {
+			continue
+		}
+		delete(r.seen, b.ID)
+		r.write(trace.Record{Op: trace.OpFree, Time: now, Block: b.ID, Meta: b.Meta})
 	}
 }
 

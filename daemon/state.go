@@ -208,7 +208,7 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 			}
 		}
 	}
-	if d.rec != nil {
+	if d.rec != nil && reason != "" {
 		d.rec.freed(r, d.now())
 	}
 	d.untrack(r, len(r.blocks))

@@ -63,6 +63,9 @@ func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, err
 			if err := d.planner.Update(r.blocks[i].ID, m, now); err != nil {
 				return api.Region{}, err
 			}
+			if d.rec != nil {
+				d.rec.updated(r, i, now)
+			}
 		}
 	}
 	return r.view(), nil
