@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +42,23 @@ func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
 	return rec
 }
 
+// threadID returns the ID of a thread of this process that is not its
+// leader: pidfd_open refuses it (ENOENT on Linux >= 6.9).
+func threadID(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n != os.Getpid() {
+			return n
+		}
+	}
+	t.Fatalf("/proc/self/task lists no thread besides the leader %d (the Go runtime always runs several)", os.Getpid())
+	return 0
+}
+
 func TestBadRequests(t *testing.T) {
 	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
 	h := d.routes()
@@ -68,6 +86,7 @@ func TestBadRequests(t *testing.T) {
 		{"unaligned", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4097,"length":4096}`, pid), 400, "aligned"},
 		{"bad block size", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"block_size":5000}`, pid), 400, "power of two"},
 		{"no process", "POST", "/v1/regions", `{"pid":2147483000,"addr":4096,"length":4096}`, 404, "no such process"},
+		{"thread id", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096}`, threadID(t)), 404, "no such process"},
 		{"unmapped", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":8192}`, pid), 400, "does not map"},
 		{"overlap", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":65536}`, pid, addr), 409, "overlaps region"},
 		{"bad class", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":4096,"class":"hot"}`, pid, addr), 400, "unknown class"},

@@ -88,7 +88,7 @@ func procError(pid int, err error) error {
 	switch {
 	case errors.As(err, &re):
 		return err
-	case errors.Is(err, numa.ErrProcessGone), errors.Is(err, numa.ErrPIDReused), errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, numa.ErrProcessGone), errors.Is(err, numa.ErrPIDReused):
 		return notFound("pid %d: no such process", pid)
 	case errors.Is(err, numa.ErrPermission), errors.Is(err, os.ErrPermission):
 		return &reqError{http.StatusForbidden, fmt.Sprintf(

@@ -54,7 +54,7 @@ func openProcess(procRoot string, pid int) (*Process, error) {
 	}
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return nil, fmt.Errorf("pidfd_open(%d): %w", pid, decodeProcErrno(err))
+		return nil, fmt.Errorf("pidfd_open(%d): %w", pid, decodePidfdErrno(err))
 	}
 	p := &Process{pid: pid, fd: fd, procRoot: procRoot}
 	st, err := ReadStat(procRoot, pid)
@@ -161,6 +161,20 @@ func (p *Process) Close() error {
 	err := unix.Close(p.fd)
 	p.fd = -1
 	return err
+}
+
+// decodePidfdErrno maps the errnos of pidfd_open(2), called with a pid > 0
+// and no flags, to sentinels. Besides ESRCH (no such PID), the kernel
+// answers ENOENT (6.9 and later) or EINVAL (5.3 to 6.8) when the PID
+// exists but names no thread-group leader: a thread ID, or a process whose
+// leader is being reaped. Neither is a process kvtier can act on, so all
+// three are ErrProcessGone.
+func decodePidfdErrno(err error) error {
+	switch {
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.EINVAL):
+		return fmt.Errorf("%w (%v: no process with that ID; a thread ID or a process being reaped)", ErrProcessGone, err)
+	}
+	return decodeProcErrno(err)
 }
 
 // decodeProcErrno maps errnos of process-directed syscalls to sentinels.
