@@ -1,0 +1,261 @@
+package systemd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/kvtier/kvtier/daemon"
+)
+
+const dashboardPath = "grafana/kvtier.json"
+
+// grafanaDashboard is the part of Grafana's dashboard model the test
+// checks.
+type grafanaDashboard struct {
+	Title         string         `json:"title"`
+	UID           string         `json:"uid"`
+	SchemaVersion int            `json:"schemaVersion"`
+	Panels        []grafanaPanel `json:"panels"`
+	Templating    struct {
+		List []struct {
+			Name       string `json:"name"`
+			Type       string `json:"type"`
+			Definition string `json:"definition"`
+		} `json:"list"`
+	} `json:"templating"`
+}
+
+type grafanaPanel struct {
+	ID      int    `json:"id"`
+	Type    string `json:"type"`
+	Title   string `json:"title"`
+	GridPos struct {
+		X, Y, W, H int
+	} `json:"gridPos"`
+	Targets []struct {
+		RefID string `json:"refId"`
+		Expr  string `json:"expr"`
+	} `json:"targets"`
+}
+
+// daemonMetricNames lists the metric names the daemon declares, read from
+// the factory calls in daemon/metrics.go (the daemon does not expose its
+// registry), with the series names of histograms.
+func daemonMetricNames(t *testing.T) map[string]bool {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("..", "daemon", "metrics.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{"counter": true, "counterVec": true, "gauge": true, "gaugeVec": true, "histogram": true}
+	names := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		lit, isLit := call.Args[0].(*ast.BasicLit)
+		if !ok || !kinds[sel.Sel.Name] || !isLit || lit.Kind != token.STRING {
+			return true
+		}
+		name, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name = "kvtier_" + name
+		names[name] = true
+		if sel.Sel.Name == "histogram" {
+			for _, s := range []string{"_bucket", "_sum", "_count"} {
+				names[name+s] = true
+			}
+		}
+		return true
+	})
+	if len(names) < 20 {
+		t.Fatalf("found only %d metric names in daemon/metrics.go: has its factory changed?", len(names))
+	}
+	return names
+}
+
+// collectorNames lists what the Go and process collectors the daemon
+// registers export.
+func collectorNames(t *testing.T) map[string]bool {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range fams {
+		names[f.GetName()] = true
+	}
+	return names
+}
+
+var metricRE = regexp.MustCompile(`\b((?:kvtier|go|process)_[a-zA-Z0-9_]+)`)
+
+func TestDashboard(t *testing.T) {
+	raw, err := os.ReadFile(dashboardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(raw) {
+		t.Fatalf("%s is not valid JSON", dashboardPath)
+	}
+	var d grafanaDashboard
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Title == "" || d.UID == "" || d.SchemaVersion == 0 || len(d.Panels) == 0 {
+		t.Fatalf("dashboard lacks title, uid, schemaVersion or panels: %+v", d)
+	}
+	known := daemonMetricNames(t)
+	for n := range collectorNames(t) {
+		known[n] = true
+	}
+	used := map[string]bool{}
+	ids := map[int]bool{}
+	check := func(where, expr string) {
+		for _, m := range metricRE.FindAllStringSubmatch(expr, -1) {
+			used[m[1]] = true
+			if !known[m[1]] {
+				t.Errorf("%s uses %s, which the daemon does not export", where, m[1])
+			}
+		}
+	}
+	for _, p := range d.Panels {
+		where := "panel " + strconv.Quote(p.Title)
+		if ids[p.ID] {
+			t.Errorf("%s: duplicate id %d", where, p.ID)
+		}
+		ids[p.ID] = true
+		if p.GridPos.W <= 0 || p.GridPos.X+p.GridPos.W > 24 || p.GridPos.H <= 0 {
+			t.Errorf("%s: gridPos %+v does not fit Grafana's 24 columns", where, p.GridPos)
+		}
+		if p.Type == "row" {
+			continue
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("%s has no queries", where)
+		}
+		for _, tg := range p.Targets {
+			if strings.TrimSpace(tg.Expr) == "" || tg.RefID == "" {
+				t.Errorf("%s: a target without expr or refId", where)
+			}
+			if strings.Count(tg.Expr, "(") != strings.Count(tg.Expr, ")") || strings.Count(tg.Expr, "{") != strings.Count(tg.Expr, "}") {
+				t.Errorf("%s: unbalanced brackets in %q", where, tg.Expr)
+			}
+			check(where, tg.Expr)
+		}
+	}
+	for _, v := range d.Templating.List {
+		check("variable "+v.Name, v.Definition)
+	}
+	var unused []string
+	for n := range known {
+		if strings.HasPrefix(n, "kvtier_") && !used[n] && !used[n+"_bucket"] && !strings.HasSuffix(n, "_bucket") && !strings.HasSuffix(n, "_sum") && !strings.HasSuffix(n, "_count") {
+			unused = append(unused, n)
+		}
+	}
+	sort.Strings(unused)
+	t.Logf("daemon metrics not on the dashboard: %v", unused)
+}
+
+// TestDefaultConfigOnThisHost starts the daemon with the shipped default
+// config (socket and metrics address moved to temp ones): on a one-node
+// host it must sample and report without moving anything, and say so. Its
+// metrics are scraped to check that the names read from daemon/metrics.go
+// are the ones it exports.
+func TestDefaultConfigOnThisHost(t *testing.T) {
+	needRoot(t, "the daemon loads BPF samplers")
+	cfg, err := daemon.LoadConfig("kvtier.hcl")
+	if err != nil {
+		t.Fatalf("the default config does not load: %v", err)
+	}
+	var logs syncBuffer
+	d, err := daemon.New(cfg, daemon.Options{Socket: filepath.Join(t.TempDir(), "kvtier.sock"), MetricsAddr: "127.0.0.1:0",
+		Version: "test", Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &logs, Level: hclog.Info})})
+	if err != nil {
+		t.Fatalf("daemon.New with the default config: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	select {
+	case <-d.Ready():
+	case err := <-done:
+		t.Fatalf("Run: %v\n%s", err, logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready after 10s")
+	}
+	st := d.Status()
+	if st.SingleNode {
+		if st.Moving || !strings.Contains(logs.String(), "nothing moves") {
+			t.Errorf("one-node host: moving=%v, log:\n%s", st.Moving, logs.String())
+		}
+	}
+	if st.KernelTiering.Mode != "report" || len(st.Samplers) != 1 {
+		t.Errorf("default config status: %+v", st)
+	}
+	resp, err := http.Get("http://" + d.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	declared := daemonMetricNames(t)
+	n := 0
+	for name := range scrapedFamilies(t, resp.Body) {
+		if strings.HasPrefix(name, "kvtier_") {
+			n++
+			if !declared[name] {
+				t.Errorf("the daemon exports %s, which the parse of daemon/metrics.go missed", name)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d kvtier_ families scraped", n)
+	}
+}
+
+// scrapedFamilies reads the names in "# TYPE" lines of a scrape.
+func scrapedFamilies(t *testing.T, r io.Reader) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" {
+			out[f[2]] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
