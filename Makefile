@@ -9,7 +9,7 @@ BENCHTIME ?= 1s
 PREFIX  ?= /usr/local
 UNITDIR ?= /etc/systemd/system
 
-.PHONY: all build test unit lint fuzz bench generate e2e demo install uninstall deb clean
+.PHONY: all build test unit lint fuzz bench generate e2e demo install install-files uninstall deb deb-package clean
 
 all: build
 
@@ -57,29 +57,45 @@ e2e:
 demo: build
 	./kvtier sim --demo
 
-## install: binary, systemd unit, default config (kept if present), completions
+## install: binary, systemd unit, default config (kept if present), completions,
+##   Grafana dashboard (DESTDIR and PREFIX as usual)
+BIN     ?= kvtier
+DISTDIR ?= dist
 install: build
-	install -D -m 0755 kvtier $(DESTDIR)$(PREFIX)/bin/kvtier
+	$(MAKE) --no-print-directory install-files
+
+## install-files: install an already built $(BIN)
+install-files:
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kvtier
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/bin/kvtier|$(PREFIX)/bin/kvtier|' systemd/kvtier.service > $(DESTDIR)$(UNITDIR)/kvtier.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/kvtier.service
 	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0640 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
+	install -D -m 0644 systemd/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	./kvtier completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier
-	./kvtier completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier
-	./kvtier completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
+	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier
+	$(abspath $(BIN)) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier
+	$(abspath $(BIN)) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
+	@test -n "$(DESTDIR)" || ! test -d /run/systemd/system || systemctl daemon-reload
 
 ## uninstall: remove what install put in place (the config stays)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvtier $(DESTDIR)$(UNITDIR)/kvtier.service \
+	  $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
+	-rmdir $(DESTDIR)$(PREFIX)/share/kvtier/grafana $(DESTDIR)$(PREFIX)/share/kvtier 2>/dev/null
+	@test -n "$(DESTDIR)" || ! test -d /run/systemd/system || systemctl daemon-reload
 
-## deb: a Debian package built with dpkg-deb (dist/kvtier_VERSION_amd64.deb)
+## deb: a Debian package built with dpkg-deb ($(DISTDIR)/kvtier_VERSION_ARCH.deb)
 deb: build
-	systemd/mkdeb.sh "$(VERSION)" dist
+	$(MAKE) --no-print-directory deb-package
+
+## deb-package: package an already built $(BIN)
+deb-package:
+	systemd/mkdeb.sh "$(VERSION)" "$(DISTDIR)" "$(BIN)"
 
 clean:
 	rm -rf kvtier dist
