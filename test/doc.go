@@ -16,5 +16,8 @@
 // initramfs, boots the guest and parses the results.
 //
 // Set E2E_KEEP_LOGS=1 to keep every guest's console log under
-// test/.cache/logs (failing guests' logs are always kept there).
+// test/.cache/logs (failing guests' logs are always kept there), and
+// E2E_REPLAY=test/.cache/logs to check kept logs again without booting.
+// Checks of bugs known in other packages skip with the reason unless
+// E2E_STRICT=1.
 package e2e

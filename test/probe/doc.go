@@ -12,5 +12,11 @@
 //	probe where SOCKET                  pages of every arena per node
 //	probe move SOCKET NODE              move every arena to NODE; timing and placement
 //	probe api SOCKET WHAT               the daemon's status, regions, placement, topology or policy
+//	probe moveblocks SOCKET LIST NODE   move blocks LIST ("0,3-5") of the first arena to NODE
+//	probe pick SOCKET NODE N [SKIP]     up to N blocks of the first arena on NODE ("8,9,12")
+//	probe metrics URL                   one scrape of the daemon's kvtier_ metrics
+//	probe scrape URL INTERVAL           a scrape a line (JSON) every INTERVAL until SIGTERM
+//	probe wait-metric URL NAME MIN T    wait up to T until metric NAME >= MIN
+//	probe badinput SOCKET WLSOCKET      malformed API requests and the daemon's answers
 //	probe memcpy [MIB]                  copy throughput of the guest (MB/s)
 package main

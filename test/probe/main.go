@@ -17,7 +17,7 @@ func main() {
 
 func run(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|memcpy ...")
+		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|metrics|scrape|wait-metric|badinput|memcpy ...")
 		return 2
 	}
 	var out any
@@ -49,6 +49,53 @@ func run(args []string) int {
 		}
 	case cmd == "api" && len(rest) == 2:
 		out, err = apiQuery(rest[0], rest[1])
+	case cmd == "pick" && (len(rest) == 3 || len(rest) == 4):
+		var node, n, skip int
+		node, err = strconv.Atoi(rest[1])
+		if err == nil {
+			n, err = strconv.Atoi(rest[2])
+		}
+		if err == nil && len(rest) == 4 {
+			skip, err = strconv.Atoi(rest[3])
+		}
+		if err != nil {
+			break
+		}
+		var spec string
+		if spec, err = pick(rest[0], node, n, skip); err != nil {
+			break
+		}
+		fmt.Println(spec)
+		return 0
+	case cmd == "moveblocks" && len(rest) == 3:
+		var node int
+		if node, err = strconv.Atoi(rest[2]); err == nil {
+			out, err = moveBlocks(rest[0], rest[1], node)
+		}
+	case cmd == "metrics" && len(rest) == 1:
+		out, err = scrapeOnce(rest[0])
+	case cmd == "scrape" && len(rest) == 2:
+		var iv time.Duration
+		if iv, err = time.ParseDuration(rest[1]); err == nil {
+			err = scrape(rest[0], iv)
+		}
+		if err != nil {
+			break
+		}
+		return 0
+	case cmd == "wait-metric" && len(rest) == 4:
+		var min float64
+		var limit time.Duration
+		if min, err = strconv.ParseFloat(rest[2], 64); err == nil {
+			if limit, err = time.ParseDuration(rest[3]); err == nil {
+				out, err = waitMetric(rest[0], rest[1], min, limit)
+			}
+		}
+	case cmd == "badinput" && len(rest) == 2:
+		var wi *workloadInfo
+		if wi, err = info(rest[1]); err == nil {
+			out, err = badInput(rest[0], wi)
+		}
 	case cmd == "memcpy" && len(rest) <= 1:
 		mib := 64
 		if len(rest) == 1 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kvtier/kvtier/numa"
@@ -19,6 +20,7 @@ type arenaInfo struct {
 	Length    uint64 `json:"length"`
 	BlockSize uint64 `json:"block_size"`
 	Blocks    int    `json:"blocks"`
+	RegionID  uint64 `json:"region_id"`
 }
 
 type workloadInfo struct {
@@ -214,4 +216,95 @@ func memcpyRate(mib int) map[string]float64 {
 	}
 	sec := time.Since(start).Seconds()
 	return map[string]float64{"mib": float64(mib), "seconds": sec, "mb_per_s": float64(mib*passes) / sec}
+}
+
+// pick returns a block list ("8,9,12") of up to n blocks of the first
+// arena wholly on node, after skipping the first skip such blocks.
+func pick(socket string, node, n, skip int) (string, error) {
+	w, err := where(socket)
+	if err != nil {
+		return "", err
+	}
+	if len(w.Arenas) == 0 {
+		return "", fmt.Errorf("pick: the workload has no arena")
+	}
+	var out []string
+	for i, b := range w.Arenas[0].Blocks {
+		if b != node {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		out = append(out, strconv.Itoa(i))
+	}
+	if len(out) == 0 {
+		return "", fmt.Errorf("pick: no block of arena %s on node %d (blocks %v)", w.Arenas[0].Tenant, node, w.Arenas[0].Blocks)
+	}
+	return strings.Join(out, ","), nil
+}
+
+// moveBlocks moves blocks of the first arena (a list such as "0,3-5") to
+// node, as an outside mover would, and reports the outcome.
+func moveBlocks(socket, spec string, node int) (*MoveReport, error) {
+	wi, err := info(socket)
+	if err != nil {
+		return nil, err
+	}
+	if len(wi.Arenas) == 0 {
+		return nil, fmt.Errorf("moving blocks %s: the workload has no arena", spec)
+	}
+	a := wi.Arenas[0]
+	blocks, err := parseList(spec)
+	if err != nil {
+		return nil, err
+	}
+	rep := &MoveReport{Node: node}
+	var all []uintptr
+	for _, b := range blocks {
+		if b >= a.Blocks {
+			return nil, fmt.Errorf("moving block %d: arena %s has %d blocks", b, a.Tenant, a.Blocks)
+		}
+		start := uintptr(a.Addr) + uintptr(b)*uintptr(a.BlockSize)
+		pages, err := numa.PagesOf(start, start+uintptr(a.BlockSize))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, pages...)
+		rep.Bytes += a.BlockSize
+	}
+	rep.Pages = len(all)
+	status := make([]numa.PageStatus, len(all))
+	start := time.Now()
+	rep.Stats, err = numa.MovePages(context.Background(), wi.PID, all, node, status, numa.MoveOptions{})
+	rep.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		return rep, err
+	}
+	rep.After, err = placement(wi)
+	return rep, err
+}
+
+// parseList parses "0,3-5" into block indices.
+func parseList(spec string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(spec, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("block list %q: %q is not N or N-M", spec, part)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
 }

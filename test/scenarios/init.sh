@@ -6,6 +6,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /run
+ip link set lo up
 mount -t tmpfs tmpfs /tmp
 mkdir -p /run/kvtier
 mount -t bpf bpf /sys/fs/bpf

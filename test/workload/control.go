@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,9 @@ import (
 //	read          read every block of every arena once (a PhaseReport)
 //	phase NAME    run a phase (a PhaseReport)
 //	refill        write the next generation into every block
+//	touch SPEC [N] read blocks SPEC ("0-7,9", "b:0-3") N rounds (a PhaseReport)
+//	complete SPEC mark blocks SPEC think_complete through the daemon's API
+//	register      register every arena again (after a daemon restart)
 //	quit          the final Report; the program then exits
 func (w *workload) serve(path string) (Report, error) {
 	_ = os.Remove(path)
@@ -75,13 +79,29 @@ func (w *workload) session(conn net.Conn) (Report, bool) {
 		case f[0] == "phase" && len(f) == 2:
 			p, err := w.runPhase(f[1])
 			reply = errOr(p, err)
+		case f[0] == "touch" && (len(f) == 2 || len(f) == 3):
+			rounds := 1
+			if len(f) == 3 {
+				if n, err := strconv.Atoi(f[2]); err == nil && n > 0 {
+					rounds = n
+				} else {
+					reply = map[string]string{"error": fmt.Sprintf("touch: rounds %q: want a positive number", f[2])}
+					break
+				}
+			}
+			p, err := w.touch(f[1], rounds)
+			reply = errOr(p, err)
+		case f[0] == "complete" && len(f) == 2:
+			reply = errOr(w.info(), w.complete(f[1]))
+		case f[0] == "register" && len(f) == 1:
+			reply = errOr(w.info(), w.reregister())
 		case f[0] == "refill" && len(f) == 1:
 			for _, a := range w.arenas {
 				a.fill(a.gen + 1)
 			}
 			reply = w.info()
 		default:
-			reply = map[string]string{"error": fmt.Sprintf("unknown command %q (want info, verify, read, phase NAME, refill or quit)", sc.Text())}
+			reply = map[string]string{"error": fmt.Sprintf("unknown command %q (want info, verify, read, phase NAME, touch SPEC [N], complete SPEC, register, refill or quit)", sc.Text())}
 		}
 		if err := enc.Encode(reply); err != nil {
 			return Report{}, false

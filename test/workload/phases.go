@@ -17,6 +17,7 @@ type config struct {
 	burstBlocks                    int
 	pinnedBlocks                   int
 	daemon                         string
+	tenant                         string
 }
 
 // workload holds the arenas and the running report.
@@ -35,7 +36,7 @@ func newWorkload(cfg config) *workload {
 
 // setup allocates, fills and registers the first tenant's arena.
 func (w *workload) setup() error {
-	a, err := w.addArena("a", w.cfg.arenaMiB)
+	a, err := w.addArena(w.cfg.tenant, w.cfg.arenaMiB)
 	if err != nil {
 		return err
 	}

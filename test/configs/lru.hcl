@@ -1,0 +1,33 @@
+# Scenario 2 under lru: the baseline of the regret comparison. The
+# workload's reads reach the daemon through the uprobe on its hint function
+# (Go register ABI) and through API hints.
+epoch          = "500ms"
+kernel_tiering = "disable"
+
+budgets {
+  fast_bytes            = "24MiB"
+  migrate_bytes_per_sec = "256MiB"
+  pages_per_epoch       = 65536
+}
+
+sampler "uprobe" {
+  binary = "/bin/workload"
+  symbol = "main.kvtierHintAccess"
+  abi    = "go"
+}
+
+policy "lru" {}
+
+api {
+  socket = "/run/kvtier/kvtier.sock"
+  mode   = "0660"
+}
+
+metrics {
+  listen = "127.0.0.1:9477"
+}
+
+log {
+  level = "debug"
+  json  = false
+}
