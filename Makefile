@@ -72,6 +72,7 @@ install-files:
 	chmod 0644 $(DESTDIR)$(UNITDIR)/kvtier.service
 	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0640 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
 	install -D -m 0644 systemd/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json
+	install -D -m 0644 systemd/kernel-tunables.conf $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier
@@ -82,7 +83,7 @@ install-files:
 ## uninstall: remove what install put in place (the config stays)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvtier $(DESTDIR)$(UNITDIR)/kvtier.service \
-	  $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json \
+	  $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish

@@ -1,12 +1,14 @@
 package systemd
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -25,26 +27,44 @@ var wantDebFiles = map[string]string{
 	"./usr/share/fish/vendor_completions.d/kvtier.fish": "-rw-r--r--",
 	"./usr/share/doc/kvtier/README.md.gz":               "-rw-r--r--",
 	"./usr/share/kvtier/grafana/kvtier.json":            "-rw-r--r--",
+	"./usr/share/kvtier/kernel-tunables.conf":           "-rw-r--r--",
 }
 
+var (
+	debOnce sync.Once
+	debPath string
+	debErr  error
+)
+
 // buildDeb runs `make deb-package` (what `make deb` runs after building)
-// with a freshly built binary into a temp directory.
+// with a freshly built binary, once per test run.
 func buildDeb(t *testing.T) string {
 	t.Helper()
 	need(t, "dpkg-deb", "dpkg")
 	need(t, "make", "make")
 	bin := kvtierBinary(t)
-	out := t.TempDir()
+	debOnce.Do(func() { debPath, debErr = makeDeb(bin) })
+	if debErr != nil {
+		t.Fatal(debErr)
+	}
+	return debPath
+}
+
+func makeDeb(bin string) (string, error) {
+	out, err := os.MkdirTemp(buildDir, "deb-")
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.Command("make", "-s", "-C", "..", "deb-package", "BIN="+bin, "DISTDIR="+out, "VERSION=v1.2.3-4-gabcdef")
 	b, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("make deb-package: %v\n%s", err, b)
+		return "", fmt.Errorf("make deb-package: %v\n%s", err, b)
 	}
 	debs, _ := filepath.Glob(filepath.Join(out, "*.deb"))
 	if len(debs) != 1 || strings.TrimSpace(string(b)) != debs[0] {
-		t.Fatalf("make deb-package printed %q and made %v", b, debs)
+		return "", fmt.Errorf("make deb-package printed %q and made %v", b, debs)
 	}
-	return debs[0]
+	return debs[0], nil
 }
 
 func TestDebContents(t *testing.T) {
@@ -235,7 +255,7 @@ func TestMakeInstall(t *testing.T) {
 	}
 	for _, f := range []string{"usr/bin/kvtier", "etc/kvtier/kvtier.hcl", "usr/share/bash-completion/completions/kvtier",
 		"usr/share/zsh/vendor-completions/_kvtier", "usr/share/fish/vendor_completions.d/kvtier.fish",
-		"usr/share/kvtier/grafana/kvtier.json"} {
+		"usr/share/kvtier/grafana/kvtier.json", "usr/share/kvtier/kernel-tunables.conf"} {
 		if fi, err := os.Stat(filepath.Join(dest, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s not installed: %v", f, err)
 		}

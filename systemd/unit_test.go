@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -125,5 +126,33 @@ func TestUnitSecurity(t *testing.T) {
 	t.Logf("systemd-analyze security --offline=true: exposure %.1f", level)
 	if level > maxExposure {
 		t.Errorf("exposure %.1f is above %.1f:\n%s", level, maxExposure, out)
+	}
+}
+
+// TestKernelTunablesDropIn verifies the drop-in that lets the DAMON
+// sampler and kernel_tiering = "disable" write their kernel files.
+func TestKernelTunablesDropIn(t *testing.T) {
+	sa := need(t, "systemd-analyze", "systemd")
+	path := unitFor(t, kvtierBinary(t))
+	dir := path + ".d"
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("kernel-tunables.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kernel-tunables.conf"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(sa, "verify", path).CombinedOutput()
+	if err != nil || len(strings.TrimSpace(string(out))) != 0 {
+		t.Errorf("systemd-analyze verify with the drop-in: %v\n%s", err, out)
+	}
+	for _, p := range []string{"/sys/kernel/mm/damon/admin", "/proc/sys/kernel/numa_balancing",
+		"/sys/kernel/mm/numa/demotion_enabled"} {
+		if !strings.Contains(string(src), "ReadWritePaths=-"+p+"\n") {
+			t.Errorf("drop-in does not make %s writable", p)
+		}
 	}
 }
