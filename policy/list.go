@@ -6,6 +6,7 @@ package policy
 type node struct {
 	b          *Block
 	prev, next *node
+	owner      *nodeTable // the table holding the node, if any
 	// Per-policy state, so most policies need one map of *node only.
 	freq    int64
 	visited bool

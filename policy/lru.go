@@ -9,37 +9,35 @@ func init() {
 }
 
 // LRU evicts the least recently used resident block. State: one node per
-// resident block; nothing is kept after eviction.
+// resident block, found through the block's slot (see nodeTable); nothing
+// is kept after eviction. No event allocates once the table has grown to
+// the resident set.
 type LRU struct {
-	nodes map[BlockID]*node
+	nodes nodeTable
 	order list
 }
 
 // NewLRU returns an empty LRU policy.
-func NewLRU() *LRU { return &LRU{nodes: map[BlockID]*node{}} }
+func NewLRU() *LRU { return &LRU{} }
 
 // Access moves a resident block to the most recent position.
 func (p *LRU) Access(b *Block, _ Time) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		p.order.moveToFront(n)
 	}
 }
 
 // Admit inserts b as the most recent block.
-func (p *LRU) Admit(b *Block, _ Time) {
-	n := &node{b: b}
-	p.nodes[b.ID] = n
-	p.order.pushFront(n)
-}
+func (p *LRU) Admit(b *Block, _ Time) { p.order.pushFront(p.nodes.add(b)) }
 
 // Evict removes b.
 func (p *LRU) Evict(b *Block, _ Time) { p.Forget(b) }
 
 // Forget removes b.
 func (p *LRU) Forget(b *Block) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		p.order.remove(n)
-		delete(p.nodes, b.ID)
+		p.nodes.remove(n)
 	}
 }
 
@@ -52,4 +50,4 @@ func (p *LRU) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *LRU) Len() int { return len(p.nodes) }
+func (p *LRU) Len() int { return p.nodes.len() }

@@ -92,10 +92,17 @@ type Meta struct {
 // current Meta when they choose victims. Next is set by an oracle (the
 // simulator) before each Access: the time of the block's next access, or
 // Never; online callers leave it zero.
+//
+// A Block also holds an unexported slot where a policy tracking it keeps
+// its per-block state, sparing a map lookup per event (see slot.go). So
+// the caller changes a tracked block's fields one by one (b.Meta = m) and
+// never overwrites the whole struct (*b = Block{...}) before Forget: that
+// would hide the block from the policy holding the slot.
 type Block struct {
 	ID   BlockID
 	Meta Meta
 	Next Time
+	slot any // policy state; see slot.go
 }
 
 // Policy chooses victims among the blocks resident in the fast tier.

@@ -1,0 +1,82 @@
+package policy
+
+// A Block carries one unexported slot for the state of a policy that
+// tracks it, so that the policy finds that state from the *Block in O(1)
+// without a map lookup. The first policy to claim a free slot holds it
+// until it forgets the block; any other policy tracking the same block at
+// the same time (a wrapper and its inner policy, two planners) keeps its
+// state in a map instead. A policy only trusts a slot that holds its own
+// state for that very *Block, so a slot left behind by a discarded policy
+// or a copied Block value is ignored, never misread.
+
+// nodeChunk is the number of nodes a nodeTable allocates at once.
+const nodeChunk = 256
+
+// nodeTable finds the list node of a tracked block: through the block's
+// slot when this table holds it, else through a map. Nodes come from
+// chunks and are recycled, so tracking a block allocates nothing in the
+// steady state. State: one node per tracked block, plus freed nodes up to
+// the most blocks tracked at once.
+type nodeTable struct {
+	over  map[BlockID]*node // blocks whose slot another policy holds
+	free  *node             // recycled nodes, linked by next
+	chunk []node            // unused nodes of the current chunk
+	n     int               // tracked blocks
+}
+
+// get returns the node of b, if b is tracked.
+func (t *nodeTable) get(b *Block) (*node, bool) {
+	if n, ok := b.slot.(*node); ok && n.owner == t && n.b == b {
+		return n, true
+	}
+	if len(t.over) == 0 {
+		return nil, false
+	}
+	n, ok := t.over[b.ID]
+	return n, ok
+}
+
+// add tracks b, which must not be tracked, and returns its zeroed node.
+func (t *nodeTable) add(b *Block) *node {
+	n := t.alloc()
+	*n = node{b: b, owner: t}
+	t.n++
+	if b.slot == nil {
+		b.slot = n
+		return n
+	}
+	if t.over == nil {
+		t.over = map[BlockID]*node{}
+	}
+	t.over[b.ID] = n
+	return n
+}
+
+// remove stops tracking the block of n and recycles n.
+func (t *nodeTable) remove(n *node) {
+	b := n.b
+	if b.slot == any(n) {
+		b.slot = nil
+	} else {
+		delete(t.over, b.ID)
+	}
+	t.n--
+	*n = node{next: t.free}
+	t.free = n
+}
+
+func (t *nodeTable) alloc() *node {
+	if n := t.free; n != nil {
+		t.free = n.next
+		return n
+	}
+	if len(t.chunk) == 0 {
+		t.chunk = make([]node, nodeChunk)
+	}
+	n := &t.chunk[0]
+	t.chunk = t.chunk[1:]
+	return n
+}
+
+// len returns the number of tracked blocks.
+func (t *nodeTable) len() int { return t.n }
