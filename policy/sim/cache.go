@@ -8,11 +8,12 @@ import (
 // blk is the simulator's state of one block.
 type blk struct {
 	b          policy.Block
-	tier       int8  // -1: in no tier
-	seen       bool  // Meta.Size set
-	prev, next int32 // links in its lower tier's LRU list
-	evictedAt  int64 // access index of its last fast-tier eviction, -1 none
-	prefetched bool  // promoted by prefetch and not accessed since
+	tier       int8   // -1: in no tier
+	seen       bool   // Meta.Size set
+	prefetched bool   // promoted by prefetch and not accessed since
+	prev, next int32  // links in its lower tier's LRU list
+	meta       uint32 // Trace.metas index of b.Meta, noMeta when unknown
+	evictedAt  int64  // access index of its last fast-tier eviction, -1 none
 }
 
 // lowerTier is a tier below the fast one: LRU by demotion or access time.
@@ -43,9 +44,9 @@ func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
 	h := cfg.hierarchy()
 	e := &engine{cfg: cfg, h: h, blocks: make([]blk, t.Blocks()), lower: make([]lowerTier, len(h.Tiers)),
 		unit: cfg.Mode == ModeBlocks, keys: t.keys}
-	for i := range e.blocks {
-		e.blocks[i] = blk{b: policy.Block{ID: uint64(i)}, tier: -1, prev: -1, next: -1, evictedAt: -1}
-	}
+	// Blocks are set up at their first record (see record): a large trace
+	// has about as many blocks as accesses, so a pass over all of them
+	// here would cost as much as a good part of the replay.
 	for i := range e.lower {
 		e.lower[i] = lowerTier{head: -1, tail: -1}
 	}
@@ -60,9 +61,15 @@ func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
 	return e
 }
 
-// setMeta copies the record's metadata; the size is fixed at first sight.
-func (e *engine) setMeta(x *blk, rec *trace.Record) {
-	m := rec.Meta
+// setMeta copies a record's metadata, whose index in the trace's metas is
+// mi; the size is fixed at first sight. Nothing changes when the block
+// already holds that metadata.
+func (e *engine) setMeta(x *blk, mi uint32, rm *policy.Meta) {
+	if mi == x.meta && mi != noMeta {
+		return
+	}
+	x.meta = mi
+	m := *rm
 	if !x.seen {
 		x.seen = true
 		switch {
@@ -97,27 +104,43 @@ func (e *engine) setMeta(x *blk, rec *trace.Record) {
 // run replays the trace in cache or blocks mode.
 func (e *engine) run(t *Trace) error {
 	var step int64
-	err := t.replay(func(_ int, rec *trace.Record, id, next uint32) {
-		x := &e.blocks[id]
-		e.setMeta(x, rec)
-		switch rec.Op {
-		case trace.OpAccess:
-			if next == never {
-				x.b.Next = policy.Never
-			} else {
-				x.b.Next = int64(next)
-			}
-			e.access(x, step)
-			step++
-		case trace.OpFree:
-			e.free(x)
+	if t.kept() {
+		// The replay loop of a trace in memory, without a call per record.
+		for i, c := range t.code {
+			mi := c & metaMask
+			id := t.dense[i]
+			e.record(trace.Op(c>>opShift), id, &e.blocks[id], t.next[i], mi, &t.metas[mi], &step)
 		}
-	})
-	if err != nil {
+	} else if err := t.replay(func(op trace.Op, id, next, mi uint32, m *policy.Meta) {
+		e.record(op, id, &e.blocks[id], next, mi, m, &step)
+	}); err != nil {
 		return err
 	}
 	e.finish()
 	return nil
+}
+
+// record replays one record of block id, x; step counts the accesses.
+func (e *engine) record(op trace.Op, id uint32, x *blk, next, mi uint32, m *policy.Meta, step *int64) {
+	if !x.seen {
+		// First sight: a block in no tier. Until now x was zero, which
+		// prefetch (the only reader of blocks not yet seen) takes as
+		// not in a lower tier.
+		*x = blk{b: policy.Block{ID: uint64(id)}, tier: -1, prev: -1, next: -1, meta: noMeta, evictedAt: -1}
+	}
+	e.setMeta(x, mi, m)
+	switch op {
+	case trace.OpAccess:
+		if next == never {
+			x.b.Next = policy.Never
+		} else {
+			x.b.Next = int64(next)
+		}
+		e.access(x, *step)
+		*step++
+	case trace.OpFree:
+		e.free(x)
+	}
 }
 
 // access serves one access at step now.

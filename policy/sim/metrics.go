@@ -62,7 +62,16 @@ type hist struct {
 	zero   int64
 	n      int64
 	sum    float64
+	// A run has few distinct latencies (a handful of paths times the
+	// block sizes), so the bucket of each is remembered in a small
+	// direct-mapped cache keyed by the value's bits instead of taking a
+	// logarithm per access.
+	memoKey [histMemo]uint64
+	memoBin [histMemo]int32
 }
+
+// histMemo is the number of remembered latency buckets, a power of two.
+const histMemo = 256
 
 const (
 	histMin    = 1e-6 // ms
@@ -82,8 +91,14 @@ func (h *hist) add(ms float64) {
 	if h.counts == nil {
 		h.counts = make([]int64, histBins)
 	}
-	b := int(math.Log(ms/histMin) / logGrowth)
-	h.counts[min(b, histBins-1)]++
+	bits := math.Float64bits(ms)
+	slot := (bits ^ bits>>23 ^ bits>>41) & (histMemo - 1)
+	if h.memoKey[slot] != bits {
+		// bits is never 0 here (ms >= histMin), the keys' zero value.
+		h.memoKey[slot] = bits
+		h.memoBin[slot] = int32(min(int(math.Log(ms/histMin)/logGrowth), histBins-1))
+	}
+	h.counts[h.memoBin[slot]]++
 }
 
 func (h *hist) mean() float64 {

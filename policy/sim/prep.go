@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/trace"
 )
 
@@ -13,12 +14,23 @@ import (
 // 2048 scalars of 2 bytes, the seed study's page.
 const DefaultBlockBytes = 4096
 
-// cacheLimit is the largest trace (in records) kept in memory; longer
-// traces are re-read from their source for every run.
-const cacheLimit = 1 << 20
+// metaLimit is the most distinct metadata values a Trace keeps: past it,
+// the trace is re-read from its source for every replay. A variable so
+// that tests can lower it.
+var metaLimit = 1 << 21
 
 // never is the next-access index of a block not accessed again.
 const never = math.MaxUint32
+
+// A record's code packs its op (top bits) and the index of its metadata
+// in Trace.metas.
+const (
+	opShift  = 30
+	metaMask = 1<<opShift - 1
+	// noMeta is the metadata index of a record re-read from its source:
+	// it never equals a kept index.
+	noMeta = math.MaxUint32
+)
 
 // Opener opens a fresh reader of the same trace; every call must yield the
 // same records.
@@ -26,15 +38,21 @@ type Opener func() (trace.Reader, error)
 
 // Trace is a trace prepared for replay: a pre-pass numbered its blocks
 // densely and computed, for every access, the index of the next access to
-// the same block (what Bélády needs in Block.Next). A Trace is read-only
-// and may be shared by concurrent runs.
+// the same block (what Bélády needs in Block.Next). It also keeps the
+// trace itself in a compact form: per record 12 bytes (block index, next
+// access, op and metadata index) and each distinct metadata value once,
+// so a replay indexes slices and a block whose metadata did not change is
+// recognised by its index. Only a trace with more than 2^21 distinct
+// metadata values is re-read from its source for every replay. A Trace is
+// read-only and may be shared by concurrent runs.
 type Trace struct {
 	Name     string
 	open     Opener
-	records  []trace.Record // the whole trace when short enough
-	dense    []uint32       // block index of each record
-	next     []uint32       // per record: index (in accesses) of the next access of its block
-	keys     []uint64       // block key of each dense index
+	dense    []uint32      // block index of each record
+	next     []uint32      // per record: index (in accesses) of the next access of its block
+	code     []uint32      // per record: op<<opShift | index in metas; nil when not kept
+	metas    []policy.Meta // distinct metadata values
+	keys     []uint64      // block key of each dense index
 	accesses int
 }
 
@@ -47,15 +65,55 @@ func (t *Trace) Accesses() int { return t.accesses }
 // Blocks returns the number of distinct blocks.
 func (t *Trace) Blocks() int { return len(t.keys) }
 
+// kept reports whether the records are held in memory.
+func (t *Trace) kept() bool { return t.code != nil }
+
+// metaIndex numbers distinct metadata values during Prepare.
+type metaIndex struct {
+	t     *Trace
+	index map[policy.Meta]uint32
+	last  []uint32 // per block: index of its last metadata
+	full  bool     // past metaLimit: nothing is kept
+}
+
+// of returns the index of m, seen on block id, or false once past the
+// limit. A block's metadata usually repeats, so its last index is tried
+// before the map.
+func (mi *metaIndex) of(id uint32, m *policy.Meta) (uint32, bool) {
+	if mi.full {
+		return 0, false
+	}
+	for int(id) >= len(mi.last) {
+		mi.last = append(mi.last, noMeta)
+	}
+	if l := mi.last[id]; l != noMeta && mi.t.metas[l] == *m {
+		return l, true
+	}
+	i, ok := mi.index[*m]
+	if !ok {
+		if len(mi.t.metas) >= metaLimit {
+			mi.full, mi.index, mi.last = true, nil, nil
+			mi.t.code, mi.t.metas = nil, nil
+			return 0, false
+		}
+		i = uint32(len(mi.t.metas))
+		mi.t.metas = append(mi.t.metas, *m)
+		mi.index[*m] = i
+	}
+	mi.last[id] = i
+	return i, true
+}
+
 // Prepare reads the trace once. open is called again for each replay of a
-// trace too long to keep in memory.
+// trace with too many distinct metadata values to keep.
 func Prepare(name string, open Opener) (*Trace, error) {
 	r, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("opening trace %s: %w", name, err)
 	}
 	defer closeReader(r)
-	t := &Trace{Name: name, open: open}
+	t := &Trace{Name: name, open: open, code: []uint32{}}
+	mi := metaIndex{t: t, index: map[policy.Meta]uint32{}}
 	index := map[uint64]uint32{}
 	var steps []uint32 // access index of each record (accesses only)
 	for {
@@ -68,6 +126,9 @@ func Prepare(name string, open Opener) (*Trace, error) {
 		}
 		if len(t.dense) == math.MaxUint32-1 {
 			return nil, fmt.Errorf("%w: trace %s has more than 2^32 records", ErrBadConfig, name)
+		}
+		if rec.Op >= 1<<(32-opShift) {
+			return nil, fmt.Errorf("%w: trace %s record %d: op %d", ErrBadConfig, name, len(t.dense)+1, rec.Op)
 		}
 		id, ok := index[rec.Block]
 		if !ok {
@@ -82,12 +143,8 @@ func Prepare(name string, open Opener) (*Trace, error) {
 		} else {
 			steps = append(steps, never)
 		}
-		if t.records != nil || len(t.dense) == 1 {
-			if len(t.dense) <= cacheLimit {
-				t.records = append(t.records, rec)
-			} else {
-				t.records = nil
-			}
+		if m, ok := mi.of(id, &rec.Meta); ok {
+			t.code = append(t.code, uint32(rec.Op)<<opShift|m)
 		}
 	}
 	// Backward pass: next access of the same block.
@@ -112,12 +169,15 @@ func closeReader(r trace.Reader) {
 	}
 }
 
-// replay calls f for every record in order with its dense block index and
-// the access index of its block's next access.
-func (t *Trace) replay(f func(i int, rec *trace.Record, id uint32, next uint32)) error {
-	if t.records != nil {
-		for i := range t.records {
-			f(i, &t.records[i], t.dense[i], t.next[i])
+// replay calls f for every record in order with its op, dense block index,
+// the access index of its block's next access, its metadata and the
+// metadata's index: equal indexes mean equal metadata, and a trace re-read
+// from its source gives noMeta.
+func (t *Trace) replay(f func(op trace.Op, id, next, mi uint32, m *policy.Meta)) error {
+	if t.kept() {
+		for i, c := range t.code {
+			mi := c & metaMask
+			f(trace.Op(c>>opShift), t.dense[i], t.next[i], mi, &t.metas[mi])
 		}
 		return nil
 	}
@@ -138,7 +198,7 @@ func (t *Trace) replay(f func(i int, rec *trace.Record, id uint32, next uint32))
 			return fmt.Errorf("replaying trace %s at record %d: %w: block %d, first read %d",
 				t.Name, i+1, ErrBadConfig, rec.Block, t.keys[t.dense[i]])
 		}
-		f(i, &rec, t.dense[i], t.next[i])
+		f(rec.Op, t.dense[i], t.next[i], noMeta, &rec.Meta)
 	}
 	return nil
 }

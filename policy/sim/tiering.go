@@ -51,14 +51,14 @@ func (s *tiering) run(t *Trace) error {
 	var step int64
 	var err error
 	epoch, rate := int64(s.cfg.epoch()), s.cfg.sampleRate()
-	rerr := t.replay(func(_ int, rec *trace.Record, id, _ uint32) {
+	rerr := t.replay(func(op trace.Op, id, _, _ uint32, rm *policy.Meta) {
 		if err != nil {
 			return
 		}
 		x := &s.blocks[id]
-		switch rec.Op {
+		switch op {
 		case trace.OpAccess:
-			err = s.access(x, rec, step, rate)
+			err = s.access(x, rm, step, rate)
 			step++
 			if step%epoch == 0 {
 				err = s.epoch(step)
@@ -71,7 +71,7 @@ func (s *tiering) run(t *Trace) error {
 			}
 		case trace.OpUpdate:
 			if s.tracked[id] {
-				m := rec.Meta
+				m := *rm
 				m.Size = x.b.Meta.Size
 				err = s.pl.Update(x.b.ID, m, step)
 			}
@@ -87,14 +87,14 @@ func (s *tiering) run(t *Trace) error {
 	return nil
 }
 
-func (s *tiering) access(x *blk, rec *trace.Record, now int64, rate float64) error {
+func (s *tiering) access(x *blk, rm *policy.Meta, now int64, rate float64) error {
 	s.res.Accesses++
 	id := x.b.ID
 	var lat float64
 	if !s.tracked[id] {
 		// First touch: the allocator places the block in DRAM while it
 		// has room, else in the slow tier.
-		m := rec.Meta
+		m := *rm
 		if m.Size <= 0 {
 			m.Size = DefaultBlockBytes
 		}
