@@ -162,8 +162,8 @@ func Names() []string {
 }
 
 // Open loads and attaches the sampler called name. Its watch list starts
-// empty. Errors wrap ErrUnknownSampler, ErrNotSupported (ErrNoPMU,
-// ErrNoBTF), ErrPermission or ErrBusy.
+// empty. Errors wrap ErrUnknownSampler, ErrBadOption, ErrNotSupported
+// (ErrNoPMU, ErrNoBTF), ErrPermission or ErrBusy.
 func Open(name string, opts Options) (Sampler, error) {
 	open, ok := samplers[name]
 	if !ok {

@@ -26,6 +26,10 @@ var (
 	ErrBusy = errors.New("resource in use by another user")
 	// ErrUnknownSampler: Open was given a name not in Names().
 	ErrUnknownSampler = errors.New("unknown sampler")
+	// ErrBadOption: an Options field holds a value no kernel could make
+	// work (an ABI other than c or go, an unknown PMU kind): the caller's
+	// mistake, not a missing kernel feature.
+	ErrBadOption = errors.New("bad sampler option")
 	// ErrBadRegion: a Region is empty, inverted, has a zero block size,
 	// too many blocks, or reuses a watched ID.
 	ErrBadRegion = errors.New("bad region")

@@ -52,7 +52,7 @@ func DetectPMU(sysRoot, want string, ldlat uint32) (PMU, error) {
 			}
 			return PMU{Kind: "ibs", Device: "ibs_op", Type: uint32(typ)}, err == nil, err
 		default:
-			return PMU{}, false, fmt.Errorf("PMU %q: want pebs, pebs-l3miss or ibs: %w", kind, ErrNotSupported)
+			return PMU{}, false, fmt.Errorf("PMU %q: want pebs, pebs-l3miss or ibs: %w", kind, ErrBadOption)
 		}
 		return PMU{}, false, nil
 	}

@@ -83,8 +83,8 @@ func TestDetectPMUBadFormat(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "format/ldlat") {
 		t.Fatalf("DetectPMU = %v, want an error naming format/ldlat", err)
 	}
-	if _, err := DetectPMU(writeTree(t, intelCPU), "pmu9000", 30); !errors.Is(err, ErrNotSupported) {
-		t.Fatalf("unknown PMU kind: %v, want ErrNotSupported", err)
+	if _, err := DetectPMU(writeTree(t, intelCPU), "pmu9000", 30); !errors.Is(err, ErrBadOption) {
+		t.Fatalf("unknown PMU kind: %v, want ErrBadOption", err)
 	}
 }
 

@@ -36,7 +36,7 @@ func openUprobe(opts Options) (Sampler, error) {
 	case ABIGo:
 		prog = kvtierProgOnHintGo
 	default:
-		return nil, fmt.Errorf("hint ABI %q: want %q or %q: %w", opts.ABI, ABIC, ABIGo, ErrNotSupported)
+		return nil, fmt.Errorf("hint ABI %q: want %q or %q: %w", opts.ABI, ABIC, ABIGo, ErrBadOption)
 	}
 	c, err := load("uprobe", prog, opts, nil)
 	if err != nil {

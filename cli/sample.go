@@ -216,7 +216,7 @@ func sortCounts(cs []sampleCount) {
 
 func sampleExitCode(err error) int {
 	switch {
-	case errors.Is(err, bpf.ErrUnknownSampler), errors.Is(err, bpf.ErrBadRegion):
+	case errors.Is(err, bpf.ErrUnknownSampler), errors.Is(err, bpf.ErrBadRegion), errors.Is(err, bpf.ErrBadOption):
 		return ExitUsage
 	case errors.Is(err, bpf.ErrPermission):
 		return ExitPermission
