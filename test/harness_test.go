@@ -65,7 +65,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(env.bin)
-	if err := buildBinaries(filepath.Dir(wd), env.bin); err != nil {
+	if err := guest.BuildPrograms(filepath.Dir(wd), env.bin); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
@@ -83,25 +83,6 @@ func kernelList() string {
 	}
 	sort.Strings(s)
 	return strings.Join(s, ", ")
-}
-
-// buildBinaries builds the static programs the guests run. The workload
-// keeps its symbol table: the uprobe hint sampler attaches to
-// main.kvtierHintAccess.
-func buildBinaries(root, dir string) error {
-	for _, b := range []struct{ out, pkg string }{
-		{"kvtier", "."},
-		{"workload", "./test/workload"},
-		{"probe", "./test/probe"},
-	} {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s (CGO_ENABLED=0 go build %s): %w\n%s", b.out, b.pkg, err, out)
-		}
-	}
-	return nil
 }
 
 // listCommands returns the subcommands `kvtier --help` lists.
@@ -175,7 +156,9 @@ func boot(t *testing.T, sc scenario) *run {
 	}
 	r := &run{t: t, sc: sc, topo: topo, kernel: k, boot: b, results: b.Results}
 	r.logPath = filepath.Join(env.cacheDir, "logs", sc.name+".log")
-	r.recordTiming()
+	if os.Getenv("E2E_REPLAY") == "" {
+		r.recordTiming()
+	}
 	t.Logf("guest %s: %s on %s, wall %.1fs", sc.name, topo.Name, k.Package, b.Wall.Seconds())
 	switch {
 	case err != nil:

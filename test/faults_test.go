@@ -1,0 +1,174 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFaults is scenario 5 on a 6.12 guest whose node 1 has 192 MiB: a
+// workload killed mid-migration, the daemon killed with SIGKILL
+// mid-migration and restarted, and node 1 filling up.
+func TestFaults(t *testing.T) {
+	r := boot(t, scenario{
+		name: "faults-6.12-cxl-small", kernel: "6.12", topology: "cxl-small",
+		script: "faults.sh", timeout: 5 * time.Minute, files: configs("faults.hcl"),
+	})
+	t.Run("workload-exit", func(t *testing.T) { r.with(t).checkWorkloadExit() })
+	t.Run("daemon-sigkill", func(t *testing.T) { r.with(t).checkDaemonKill() })
+	t.Run("node-full", func(t *testing.T) { r.with(t).checkNodeFull() })
+}
+
+// checkWorkloadExit: workload a died while its blocks were being demoted
+// (some on node 1, more to go); the daemon dropped its region and went on
+// placing workload b's blocks, and answers the API.
+func (r *run) checkWorkloadExit() {
+	var m map[string]float64
+	r.decode("a-migrating", &m) // the metrics when the kill was sent
+	slowA := m[`kvtier_tier_bytes{tenant="a",tier="slow"}`]
+	if slowA <= 0 || slowA >= 48<<20 {
+		r.fatal("when workload a was killed %v of its bytes were on node 1: want a demotion under way (some, not all 48 MiB)", slowA)
+	}
+	var regions []struct {
+		Tenant string `json:"tenant"`
+	}
+	r.decode("regions-after-a", &regions)
+	if len(regions) != 1 || regions[0].Tenant != "b" {
+		r.fatal("after workload a was killed the daemon has regions %+v, want only tenant b's", regions)
+	}
+	var w whereReport
+	r.decode("where-b-after-a", &w)
+	b := w.Arenas[0].Blocks
+	for _, i := range append([]int{0, 1}, r.blockList("b-promote-set")...) {
+		if b[i] != 0 {
+			r.fatal("tenant b's block %d, read after workload a died, is on node %d: the daemon stopped serving b; blocks %s (read: 0,1,%s)",
+				i, b[i], blockString(b), r.text("b-promote-set"))
+		}
+	}
+	if fast := onNode(w, seq(0, len(b)), 0); len(fast) > 8 {
+		r.fatal("tenant b has %d blocks on node 0, more than the 16 MiB fast tier; blocks %s", len(fast), blockString(b))
+	}
+	s := r.series("scrape-one")
+	var after sample
+	for _, x := range s {
+		if x.get("kvtier_regions_dropped_total") >= 1 {
+			after = x
+			break
+		}
+	}
+	if after.M == nil {
+		r.fatal("kvtier_regions_dropped_total never counted workload a's region")
+	}
+	if s.last().get("kvtier_epochs_total") <= after.get("kvtier_epochs_total")+2 {
+		r.fatal("the epoch loop stalled after workload a died (epochs %v then %v)", after.get("kvtier_epochs_total"), s.last().get("kvtier_epochs_total"))
+	}
+	r.t.Logf("workload a killed with %.0f MiB on node 1; tenant b afterwards %s; migration errors %s",
+		slowA/(1<<20), blockString(b), s.last().labelled("kvtier_migration_errors_total"))
+}
+
+// checkDaemonKill: the daemon was SIGKILLed while demoting workload c;
+// every checksum matched; a new daemon took the re-registered workloads
+// over and finished the job.
+func (r *run) checkDaemonKill() {
+	killed := r.text("daemon-killed-metrics")
+	if !strings.HasSuffix(killed, "gone") {
+		r.fatal("the daemon still ran after SIGKILL: %q", killed)
+	}
+	var c whereReport
+	r.decode("where-c-killed", &c)
+	cb := c.Arenas[0].Blocks
+	slow := onNode(c, seq(0, len(cb)), 1)
+	if len(slow) == 0 || len(slow) >= len(cb)-1 {
+		r.fatal("when the daemon was killed workload c had blocks %s on node 1: want a demotion under way", blockString(cb))
+	}
+	for _, step := range []string{"verify-c-killed", "verify-b-killed", "verify-c-restarted"} {
+		r.wantVerified(step)
+	}
+	for _, step := range []string{"register-c", "register-b"} {
+		r.step(step)
+	}
+	r.decode("where-c-restarted", &c)
+	cb = c.Arenas[0].Blocks
+	var b whereReport
+	r.decode("where-b-restarted", &b)
+	fast := len(onNode(c, seq(0, len(cb)), 0)) + len(onNode(b, seq(0, len(b.Arenas[0].Blocks)), 0))
+	if fast > 8 {
+		r.fatal("after the restart %d blocks of b and c are on node 0, fast tier 8 blocks: c %s, b %s",
+			fast, blockString(cb), blockString(b.Arenas[0].Blocks))
+	}
+	if moved := r.series("scrape-two"); moved.last().get(`kvtier_migrated_bytes_total{direction="demote"}`) == 0 {
+		r.fatal("the restarted daemon demoted nothing of the re-registered workloads")
+	}
+	r.t.Logf("killed the daemon with c at %s; after the restart c %s, b %s", blockString(r.blocksOf("where-c-killed")), blockString(cb), blockString(b.Arenas[0].Blocks))
+}
+
+func (r *run) blocksOf(step string) []int {
+	var w whereReport
+	r.decode(step, &w)
+	return w.Arenas[0].Blocks
+}
+
+// checkNodeFull: node 1 filled up under workload d's demotions; no
+// checksum suffers, the daemon goes on serving, and (a known bug for now)
+// it should count the failures, back off and log why.
+func (r *run) checkNodeFull() {
+	r.wantVerified("verify-d")
+	for _, step := range []string{"report-b", "report-c", "report-d"} {
+		r.wantReportOK(step)
+	}
+	free := 0
+	for _, f := range strings.Split(r.text("node1-full"), "\n") {
+		if strings.Contains(f, "MemFree:") {
+			fmt.Sscanf(strings.Fields(f)[3], "%d", &free)
+		}
+	}
+	if free == 0 || free > 16<<10 {
+		r.fatal("node 1 has %d kB free after workload d's demotions: it did not fill up (%q)", free, r.text("node1-full"))
+	}
+	var st statusReport
+	r.decode("status-full", &st)
+	s := r.series("scrape-two")
+	r.requireMetric(s.last(), "kvtier_moves_not_executed_total") // migration_errors_total appears with its first errno
+	// The epochs after node 1 filled: the last 12 seconds of the run.
+	var tail series
+	for _, x := range s {
+		if x.T >= s.last().T-10 {
+			tail = append(tail, x)
+		}
+	}
+	epochs := tail[len(tail)-1].get(epochsTotal) - tail[0].get(epochsTotal)
+	if epochs < 4 {
+		r.fatal("only %v epochs in the last 10 s after node 1 filled: the epoch loop stalled", epochs)
+	}
+	var failing int
+	for i := 1; i < len(tail); i++ {
+		if tail[i].get(epochsTotal) > tail[i-1].get(epochsTotal) &&
+			tail[i].get("kvtier_moves_not_executed_total") > tail[i-1].get("kvtier_moves_not_executed_total") {
+			failing++
+		}
+	}
+	log := string(r.step("daemon-log-two").Output)
+	r.t.Logf("node 1: %s before d, %d kB free after; in the last 10 s %v epochs, %d of them with moves not executed; errors %s",
+		strings.Join(strings.Fields(r.text("node1-before-d")), " "), free, epochs, failing, s.last().labelled("kvtier_migration_errors_total"))
+	r.knownBug("the daemon neither counts, backs off from nor logs a full slow node", func() error {
+		var errs []string
+		if s.last().sum("kvtier_migration_errors_total") == 0 {
+			errs = append(errs, "kvtier_migration_errors_total counted nothing (move_pages' ENOMEM from the mover is dropped)")
+		}
+		if float64(failing)*2 > epochs {
+			errs = append(errs, fmt.Sprintf("it planned moves to the full node in %d of %v epochs (%v moves not executed in all)",
+				failing, epochs, s.last().get("kvtier_moves_not_executed_total")))
+		}
+		if !regexp.MustCompile(`(?i)(ENOMEM|full|no room|out of memory)`).MatchString(log) {
+			errs = append(errs, "the daemon log says nothing of the full node")
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%s", strings.Join(errs, "; "))
+		}
+		return nil
+	})
+}
