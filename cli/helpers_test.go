@@ -24,9 +24,14 @@ import (
 
 // TestMain lets the test binary double as a KV workload: with
 // KVTIER_TEST_WORKLOAD set it maps a buffer, prints its address and length
-// and keeps touching it until killed.
+// and keeps touching it until killed (mode "faults": see runFaultWorkload).
 func TestMain(m *testing.M) {
-	if os.Getenv("KVTIER_TEST_WORKLOAD") != "" {
+	switch os.Getenv("KVTIER_TEST_WORKLOAD") {
+	case "":
+	case faultWorkload:
+		runFaultWorkload()
+		return
+	default:
 		runWorkload()
 		return
 	}
@@ -71,10 +76,16 @@ type workload struct {
 	addr, size uint64
 }
 
-func startWorkload(t *testing.T) *workload {
+// startWorkload starts a child whose buffer is faulted in before its
+// address is printed.
+func startWorkload(t *testing.T) *workload { return spawnWorkload(t, "1") }
+
+// spawnWorkload starts the test binary as a workload in mode and reads
+// its buffer's address and length.
+func spawnWorkload(t *testing.T, mode string) *workload {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD=1")
+	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD="+mode)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
