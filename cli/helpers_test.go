@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/kvtier/kvtier/cli/clitest"
 	"github.com/kvtier/kvtier/daemon"
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
@@ -36,9 +36,7 @@ func TestMain(m *testing.M) {
 		return
 	}
 	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
+	clitest.Cleanup()
 	os.Exit(code)
 }
 
@@ -125,8 +123,7 @@ type testDaemon struct {
 	d      *daemon.Daemon
 	socket string
 	client *api.Client
-	logs   *bytes.Buffer
-	mu     sync.Mutex
+	logs   clitest.SyncBuffer
 }
 
 // startDaemon runs a daemon in-process with testConfig, a temp socket and
@@ -145,9 +142,9 @@ func startDaemon(t *testing.T) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	td := &testDaemon{socket: filepath.Join(dir, "kvtier.sock"), logs: &bytes.Buffer{}}
+	td := &testDaemon{socket: filepath.Join(dir, "kvtier.sock")}
 	td.d, err = daemon.New(cfg, daemon.Options{Socket: td.socket, MetricsAddr: "127.0.0.1:0", Version: "test",
-		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: lockedWriter{td}, Level: hclog.Info})})
+		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &td.logs, Level: hclog.Info})})
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
@@ -176,24 +173,10 @@ func startDaemon(t *testing.T) *testDaemon {
 			t.Error("daemon did not stop within 10s")
 		}
 		if t.Failed() {
-			t.Logf("daemon log:\n%s", td.log())
+			t.Logf("daemon log:\n%s", td.logs.String())
 		}
 	})
 	return td
-}
-
-type lockedWriter struct{ td *testDaemon }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.td.mu.Lock()
-	defer w.td.mu.Unlock()
-	return w.td.logs.Write(p)
-}
-
-func (td *testDaemon) log() string {
-	td.mu.Lock()
-	defer td.mu.Unlock()
-	return td.logs.String()
 }
 
 // register registers the workload's buffer in 256 KiB blocks.
@@ -272,35 +255,12 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// kvtierBinary builds the kvtier binary once per test run into a
-// world-readable directory (so that tests can run it as another user).
+// kvtierBinary builds the kvtier binary once per test run (see
+// clitest.Binary), except in -short mode.
 func kvtierBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("building the kvtier binary is skipped in -short mode")
 	}
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "kvtier-cli-test-")
-		if buildErr != nil {
-			return
-		}
-		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "kvtier"), "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(buildDir, "kvtier")
+	return clitest.Binary(t)
 }

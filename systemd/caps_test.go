@@ -18,7 +18,7 @@ import (
 	"github.com/kvtier/kvtier/daemon/api"
 )
 
-// The test binary doubles as a KV workload (see TestMain's caller below).
+// The test binary doubles as a KV workload (see startWorkload below).
 func init() {
 	if os.Getenv("KVTIER_TEST_WORKLOAD") != "" {
 		runWorkload()
@@ -49,8 +49,8 @@ func startWorkload(t *testing.T) (pid int, addr, size uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kvtierBinary(t) // makes buildDir
-	path := filepath.Join(buildDir, "workload")
+	// Next to the binary: a directory nobody may search.
+	path := filepath.Join(filepath.Dir(kvtierBinary(t)), "workload")
 	if _, err := os.Stat(path); err != nil {
 		if err := os.WriteFile(path, self, 0o755); err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/kvtier/kvtier/cli/clitest"
 	"github.com/kvtier/kvtier/daemon"
 )
 
@@ -193,7 +194,7 @@ func TestDefaultConfigOnThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the default config does not load: %v", err)
 	}
-	var logs syncBuffer
+	var logs clitest.SyncBuffer
 	d, err := daemon.New(cfg, daemon.Options{Socket: filepath.Join(t.TempDir(), "kvtier.sock"), MetricsAddr: "127.0.0.1:0",
 		Version: "test", Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &logs, Level: hclog.Info})})
 	if err != nil {

@@ -51,7 +51,7 @@ func buildDeb(t *testing.T) string {
 }
 
 func makeDeb(bin string) (string, error) {
-	out, err := os.MkdirTemp(buildDir, "deb-")
+	out, err := os.MkdirTemp(filepath.Dir(bin), "deb-")
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,72 @@
+package clitest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// Binary builds the kvtier binary (CGO_ENABLED=0) once per test process
+// into a directory every user may read and search, so that a test may run
+// it as another user or from a systemd unit, and returns its path. A failed
+// build fails t. Call Cleanup from TestMain to remove the directory.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "kvtier-test-bin-")
+		if buildErr != nil {
+			return
+		}
+		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "kvtier"), "github.com/kvtier/kvtier")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("building kvtier into %s: %v\n%s", buildDir, err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(buildDir, "kvtier")
+}
+
+// Cleanup removes the directory Binary built into, if it did. Call it from
+// TestMain after m.Run.
+func Cleanup() {
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+}
+
+// SyncBuffer is a text buffer safe for concurrent writers, such as the
+// goroutines of a daemon's logger. The zero value is empty and ready.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
