@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -240,33 +242,21 @@ func writePlacement(w io.Writer, rep placementReport, asJSON bool) error {
 }
 
 func perNodeString(m map[int]int) string {
-	if len(m) == 0 {
-		return "-"
-	}
-	ids := make([]int, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprintf("node%d=%d", id, m[id])
-	}
-	return strings.Join(parts, ",")
+	return countsString(m, func(id int) string { return "node" + strconv.Itoa(id) })
 }
 
 func errnoString(m map[string]int) string {
+	return countsString(m, func(k string) string { return k })
+}
+
+// countsString formats m as "key=n,..." sorted by key, or "-" when empty.
+func countsString[K cmp.Ordered](m map[K]int, name func(K) string) string {
 	if len(m) == 0 {
 		return "-"
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, name(k)+"="+strconv.Itoa(m[k]))
 	}
 	return strings.Join(parts, ",")
 }

@@ -85,3 +85,16 @@ func TestPlacementCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCountsStrings(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{perNodeString(nil), "-"},
+		{perNodeString(map[int]int{10: 1, 2: 30, 0: 7}), "node0=7,node2=30,node10=1"},
+		{errnoString(map[string]int{}), "-"},
+		{errnoString(map[string]int{"EFAULT": 2, "EBUSY": 5}), "EBUSY=5,EFAULT=2"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
