@@ -74,7 +74,7 @@ func (s *sliceReader) Next() (Record, error) {
 }
 
 func TestJSONLErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
+	checkParseErrors(t, func(r io.Reader) Reader { return NewJSONL(r, "f.jsonl") }, []parseErrorCase{
 		{`{"op":"access","time":1}`, "f.jsonl:1: field block: missing"},
 		{`{"time":1,"block":2}`, "f.jsonl:1: field op: missing"},
 		{`{"op":"access","block":2}`, "f.jsonl:1: field time: missing"},
@@ -88,18 +88,11 @@ func TestJSONLErrors(t *testing.T) {
 		{`{"op":"access","time":1,"block":2`, `f.jsonl:1:`},
 		{"{\"op\":\"access\",\"time\":5,\"block\":2}\n\n{\"op\":\"access\",\"time\":4,\"block\":2}",
 			`f.jsonl:3:16: field time: 4 goes back in time (previous record at 5)`},
-	}
-	for _, tt := range tests {
-		_, err := collectErr(NewJSONL(strings.NewReader(tt.in), "f.jsonl"))
-		var pe *ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want a ParseError containing %q", tt.in, err, tt.want)
-		}
-	}
+	})
 }
 
 func TestCSVErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
+	checkParseErrors(t, func(r io.Reader) Reader { return NewCSV(r, "f.csv") }, []parseErrorCase{
 		{"", "f.csv:1: no header row"},
 		{"time,block\n1,2\n", "f.csv:1: field op: required column missing"},
 		{"time,block,op,colour\n", "f.csv:1:15: field colour: unknown column"},
@@ -113,14 +106,7 @@ func TestCSVErrors(t *testing.T) {
 		{"time,block,op,write\n1,2,access,maybe\n", `f.csv:2:12: field write: "maybe": invalid syntax`},
 		{"time,block,op\n5,2,access\n4,2,free\n", `f.csv:3:1: field time: 4 goes back in time`},
 		{"time,block,op\n\"5,2,access\n", `f.csv:2:`},
-	}
-	for _, tt := range tests {
-		_, err := collectErr(NewCSV(strings.NewReader(tt.in), "f.csv"))
-		var pe *ParseError
-		if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%q: error %v, want a ParseError containing %q", tt.in, err, tt.want)
-		}
-	}
+	})
 }
 
 func TestCSVOptionalColumns(t *testing.T) {

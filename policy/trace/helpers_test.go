@@ -3,7 +3,9 @@ package trace
 import (
 	"errors"
 	"io"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -82,4 +84,33 @@ func gaps(recs []Record) []int64 {
 		last[r.Block] = r.Time
 	}
 	return out
+}
+
+// parseErrorCase is bad input and text its error must contain.
+type parseErrorCase struct{ in, want string }
+
+// checkParseErrors reads each case's input with a reader from open and
+// wants a *ParseError that wraps ErrMalformed and contains the case's text.
+func checkParseErrors(t *testing.T, open func(io.Reader) Reader, tests []parseErrorCase) {
+	t.Helper()
+	for _, tt := range tests {
+		_, err := collectErr(open(strings.NewReader(tt.in)))
+		var pe *ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want a ParseError containing %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+// openMooncakeTrace opens the real Mooncake trace until the test ends, or
+// skips the test when the checkout lacks it.
+func openMooncakeTrace(t testing.TB) *os.File {
+	t.Helper()
+	requireFile(t, mooncakeTrace)
+	f, err := os.Open(mooncakeTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

@@ -20,12 +20,7 @@ func requireFile(t testing.TB, path string) {
 }
 
 func TestMooncakeRealTraceCounts(t *testing.T) {
-	requireFile(t, mooncakeTrace)
-	f, err := os.Open(mooncakeTrace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openMooncakeTrace(t)
 	m := NewMooncake(f, mooncakeTrace, MooncakeOptions{})
 	distinct := map[uint64]bool{}
 	var prompt, decode, last int64

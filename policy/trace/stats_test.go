@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"os"
 	"reflect"
 	"testing"
 
@@ -33,12 +32,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestStatsMooncakePromptBlocks(t *testing.T) {
-	requireFile(t, mooncakeTrace)
-	f, err := os.Open(mooncakeTrace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openMooncakeTrace(t)
 	s, err := Summarize(NewMooncake(f, mooncakeTrace, MooncakeOptions{NoDecode: true}))
 	if err != nil {
 		t.Fatal(err)
