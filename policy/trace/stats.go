@@ -33,8 +33,8 @@ type Stats struct {
 	Tenants   int     `json:"tenants"`          // distinct tenants among accesses
 	Sequences int64   `json:"sequences"`        // distinct Seq values among accesses
 	PeakLive  int64   `json:"peak_live_blocks"` // most blocks allocated and not freed at once
-	FirstTime int64   `json:"first_time"`
-	LastTime  int64   `json:"last_time"`
+	FirstTime int64   `json:"first_time"`       // Time of the first record
+	LastTime  int64   `json:"last_time"`        // Time of the last record
 }
 
 // Counter accumulates Stats one record at a time. Its memory is one entry

@@ -26,7 +26,7 @@ const (
 
 // Record is one event of a trace.
 type Record struct {
-	Op    Op
+	Op    Op     // what happened: access, free or update
 	Time  int64  // logical step (synthetic) or trace time in ns
 	Block uint64 // block key, unique within the trace
 	Write bool   // a write (for example a decode append) rather than a read

@@ -70,7 +70,7 @@ type WorkloadParam struct {
 
 // WorkloadInfo describes a registered workload generator.
 type WorkloadInfo struct {
-	Name   string
+	Name   string          // registry name, as in specs
 	Doc    string          // one line; the constructor's doc comment has the construction
 	Params []WorkloadParam // parameters the workload reads (seed is always read)
 	new    func(p WorkloadParams) (Reader, error)
@@ -178,8 +178,8 @@ func NewWorkload(name string, p WorkloadParams) (Reader, error) {
 // WorkloadSpec is a parsed workload spec such as
 // "periodic_reuse:pages=96,steps=640,period=11,seed=42".
 type WorkloadSpec struct {
-	Name   string
-	Params WorkloadParams
+	Name   string         // registered workload name
+	Params WorkloadParams // the spec's key=value pairs; zero fields take the defaults
 }
 
 // ParseWorkload parses "name" or "name:key=value,...". Keys are the
