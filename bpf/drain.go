@@ -20,7 +20,7 @@ func (c *core) Drain(dst []Count) ([]Count, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return dst, ErrClosed
+		return dst, c.closedErr("draining")
 	}
 	old, next := c.objs.CountsA, c.objs.CountsB
 	if c.active == c.objs.CountsB {
@@ -100,7 +100,7 @@ func (c *core) Stats() (Stats, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return Stats{}, ErrClosed
+		return Stats{}, c.closedErr("reading statistics of")
 	}
 	var sums [4]uint64
 	for i := range sums {

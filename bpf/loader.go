@@ -50,7 +50,7 @@ type core struct {
 func load(name, prog string, opts Options, consts map[string]any) (*core, error) {
 	spec, err := loadKvtier()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parsing the embedded BPF object: %w", err)
 	}
 	ps, ok := spec.Programs[prog]
 	if !ok {
@@ -100,6 +100,12 @@ func classify(err error) error {
 	return err
 }
 
+// closedErr is ErrClosed for what, e.g. "draining": "draining sampler
+// fault: sampler closed".
+func (c *core) closedErr(what string) error {
+	return fmt.Errorf("%s sampler %s: %w", what, c.name, ErrClosed)
+}
+
 // Name implements Sampler.
 func (c *core) Name() string { return c.name }
 
@@ -111,7 +117,7 @@ func (c *core) Watch(r Region) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return ErrClosed
+		return c.closedErr(fmt.Sprintf("watching region %d with", r.ID))
 	}
 	if _, dup := c.regions[r.ID]; dup {
 		return fmt.Errorf("region %d is already watched: %w", r.ID, ErrBadRegion)
@@ -148,7 +154,7 @@ func (c *core) Unwatch(id uint32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return ErrClosed
+		return c.closedErr(fmt.Sprintf("unwatching region %d of", id))
 	}
 	r, ok := c.regions[id]
 	if !ok {

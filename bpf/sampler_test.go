@@ -130,8 +130,14 @@ func TestCloseLeavesNothing(t *testing.T) {
 			if fds := kernelFDs(t); fds != fdsBefore {
 				t.Errorf("open BPF and perf descriptors: %d before Open, %d after Close", fdsBefore, fds)
 			}
-			if err := s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}); !errors.Is(err, ErrClosed) {
-				t.Errorf("Watch after Close = %v, want ErrClosed", err)
+			_, drainErr := s.Drain(nil)
+			_, statsErr := s.Stats()
+			for _, err := range []error{
+				s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}), s.Unwatch(1), drainErr, statsErr,
+			} {
+				if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "sampler "+name) {
+					t.Errorf("use after Close = %v, want ErrClosed naming sampler %s", err, name)
+				}
 			}
 		})
 	}
