@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -33,6 +34,7 @@ var SequenceOrders = []string{"lfu", "lru", "predictive", "qos_aware"}
 type seqKey struct {
 	hi, lo uint64
 	idx    int32 // index in the candidates; the final tie-break
+	blocks int32 // blocks the candidate holds
 }
 
 func (a *seqKey) less(b *seqKey) bool {
@@ -57,7 +59,27 @@ func ordFloat(f float64) uint64 {
 	return b | 1<<63
 }
 
-var seqKeyPool = sync.Pool{New: func() any { return new([]seqKey) }}
+// Sequence orders, resolved once per call.
+const (
+	seqByLRU = iota
+	seqByLFU
+	seqByQoS
+	seqByPredictive
+)
+
+func parseSeqOrder(by string) (int, bool) {
+	switch by {
+	case "lru":
+		return seqByLRU, true
+	case "lfu":
+		return seqByLFU, true
+	case "qos_aware":
+		return seqByQoS, true
+	case "predictive":
+		return seqByPredictive, true
+	}
+	return 0, false
+}
 
 // SelectSequences returns the IDs of the sequences to evict, in eviction
 // order, so that their blocks number at least need: it skips pinned
@@ -67,39 +89,132 @@ var seqKeyPool = sync.Pool{New: func() any { return new([]seqKey) }}
 // candidates hold fewer than need blocks, all of them are returned with an
 // error wrapping ErrNoRoom; an unknown order returns ErrUnknownPolicy.
 //
-// It runs in O(n + k log n) for n candidates and k sequences chosen: keys
-// go into a binary heap built in linear time and only the victims are
-// popped.
+// It runs in O(n + n' log k) for n candidates, k sequences chosen and n'
+// candidates that beat the worst chosen so far when they are met (about
+// k log n on random input): see SeqSelector, which callers that select
+// repeatedly can keep to reuse its memory.
 func SelectSequences(cands []SeqCandidate, need int, by string) ([]uint64, error) {
+	s := selectorPool.Get().(*SeqSelector)
+	defer selectorPool.Put(s)
+	return s.Select(nil, cands, need, by)
+}
+
+var selectorPool = sync.Pool{New: func() any { return new(SeqSelector) }}
+
+// SeqSelector selects sequences to evict like SelectSequences, keeping its
+// working memory between calls: a steady caller allocates nothing but the
+// result, and nothing when it passes a dst with room. The zero value is
+// ready to use; a SeqSelector is not safe for concurrent use.
+//
+// It makes one pass over the candidates and keeps, in a max-heap, the
+// shortest prefix of the eviction order seen so far that frees need
+// blocks: a candidate that does not beat the heap's worst is rejected with
+// one comparison, one that does replaces the worst entries it makes
+// unnecessary. No candidate key is stored beyond the heap.
+type SeqSelector struct {
+	h   []seqKey // max-heap: h[0] is the last sequence to evict
+	sum int      // blocks in h
+}
+
+// Select appends to dst the sequences to evict (see SelectSequences) and
+// returns it.
+func (s *SeqSelector) Select(dst []uint64, cands []SeqCandidate, need int, by string) ([]uint64, error) {
 	if need <= 0 {
-		return nil, nil
+		return dst, nil
 	}
-	if !validOrder(by) {
-		return nil, fmt.Errorf("selecting sequences by %q: %w (want one of %v)", by, ErrUnknownPolicy, SequenceOrders)
+	order, ok := parseSeqOrder(by)
+	if !ok {
+		return dst, fmt.Errorf("selecting sequences by %q: %w (want one of %v)", by, ErrUnknownPolicy, SequenceOrders)
 	}
-	bufp := seqKeyPool.Get().(*[]seqKey)
-	defer seqKeyPool.Put(bufp)
-	h := appendSeqKeys((*bufp)[:0], cands, by)
-	*bufp = h
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		seqKeyDown(h, i)
+	s.h, s.sum = s.h[:0], 0
+	// One loop per order keeps the key computation out of a switch.
+	switch order {
+	case seqByLRU:
+		for i := range cands {
+			if c := &cands[i]; !c.Pinned {
+				s.offer(seqKey{hi: ordInt(c.LastAccess), idx: int32(i), blocks: int32(len(c.Blocks))}, need)
+			}
+		}
+	case seqByLFU:
+		for i := range cands {
+			if c := &cands[i]; !c.Pinned {
+				s.offer(seqKey{hi: ordInt(c.Accesses), lo: ordInt(c.LastAccess), idx: int32(i),
+					blocks: int32(len(c.Blocks))}, need)
+			}
+		}
+	case seqByQoS:
+		for i := range cands {
+			if c := &cands[i]; !c.Pinned {
+				s.offer(seqKey{hi: uint64(c.Priority), lo: ordInt(c.LastAccess), idx: int32(i),
+					blocks: int32(len(c.Blocks))}, need)
+			}
+		}
+	case seqByPredictive:
+		for i := range cands {
+			if c := &cands[i]; !c.Pinned {
+				s.offer(seqKey{hi: predictiveKey(c), lo: ordInt(c.LastAccess), idx: int32(i),
+					blocks: int32(len(c.Blocks))}, need)
+			}
+		}
 	}
-	var out []uint64
-	freed := 0
-	for len(h) > 0 && freed < need {
-		c := &cands[h[0].idx]
-		out = append(out, c.Seq)
-		freed += len(c.Blocks)
-		last := len(h) - 1
-		h[0] = h[last]
-		h = h[:last]
-		seqKeyDown(h, 0)
+	// Heap-sort the chosen in place: popping the worst fills from the end.
+	h := s.h
+	for n := len(h) - 1; n > 0; n-- {
+		h[0], h[n] = h[n], h[0]
+		seqKeyDown(h[:n], 0)
 	}
-	if freed < need {
-		return out, fmt.Errorf("selecting sequences by %s: %d unpinned blocks of %d needed: %w",
-			by, freed, need, ErrNoRoom)
+	dst = slices.Grow(dst, len(h))
+	for i := range h {
+		dst = append(dst, cands[h[i].idx].Seq)
 	}
-	return out, nil
+	if s.sum < need {
+		return dst, fmt.Errorf("selecting sequences by %s: %d unpinned blocks of %d needed: %w",
+			by, s.sum, need, ErrNoRoom)
+	}
+	return dst, nil
+}
+
+// offer considers candidate k: one comparison of the keys' first words
+// rejects most candidates that cannot beat the worst chosen so far; insert
+// decides the others. Small enough to be inlined in the loops.
+func (s *SeqSelector) offer(k seqKey, need int) {
+	if s.sum < need || k.hi <= s.h[0].hi {
+		s.insert(k, need)
+	}
+}
+
+// insert adds candidate k if it beats the worst in h or h frees fewer
+// than need blocks. Invariant: h holds the first entries, in the eviction
+// order, of the candidates seen, and as few as free need blocks (all of
+// them while they free fewer); the loops over the candidates reject the
+// others with one comparison.
+func (s *SeqSelector) insert(k seqKey, need int) {
+	if s.sum >= need && !k.less(&s.h[0]) {
+		return
+	}
+	s.h = append(s.h, k)
+	s.sum += int(k.blocks)
+	seqKeyUp(s.h, len(s.h)-1)
+	// Drop the worst while the others still free need blocks.
+	for s.sum-int(s.h[0].blocks) >= need {
+		s.sum -= int(s.h[0].blocks)
+		last := len(s.h) - 1
+		s.h[0] = s.h[last]
+		s.h = s.h[:last]
+		seqKeyDown(s.h, 0)
+	}
+}
+
+// seqKeyUp and seqKeyDown keep a max-heap (the worst key at the root).
+func seqKeyUp(h []seqKey, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[p].less(&h[i]) {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
 
 func seqKeyDown(h []seqKey, i int) {
@@ -110,48 +225,15 @@ func seqKeyDown(h []seqKey, i int) {
 			return
 		}
 		c := l
-		if r := l + 1; r < n && h[r].less(&h[l]) {
+		if r := l + 1; r < n && h[l].less(&h[r]) {
 			c = r
 		}
-		if !h[c].less(&h[i]) {
+		if !h[i].less(&h[c]) {
 			return
 		}
 		h[i], h[c] = h[c], h[i]
 		i = c
 	}
-}
-
-func validOrder(by string) bool {
-	for _, o := range SequenceOrders {
-		if o == by {
-			return true
-		}
-	}
-	return false
-}
-
-// appendSeqKeys appends the keys of the unpinned candidates in the order
-// by, one loop per order so the loops stay tight.
-func appendSeqKeys(h []seqKey, cands []SeqCandidate, by string) []seqKey {
-	for i := range cands {
-		c := &cands[i]
-		if c.Pinned {
-			continue
-		}
-		k := seqKey{idx: int32(i)}
-		switch by {
-		case "lru":
-			k.hi = ordInt(c.LastAccess)
-		case "lfu":
-			k.hi, k.lo = ordInt(c.Accesses), ordInt(c.LastAccess)
-		case "qos_aware":
-			k.hi, k.lo = uint64(c.Priority), ordInt(c.LastAccess)
-		case "predictive":
-			k.hi, k.lo = predictiveKey(c), ordInt(c.LastAccess)
-		}
-		h = append(h, k)
-	}
-	return h
 }
 
 // predictiveKey is predictive's rank in the top two bits over the order of

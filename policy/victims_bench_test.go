@@ -40,5 +40,16 @@ func BenchmarkSelectSequences(b *testing.B) {
 				}
 			})
 		}
+		// A caller that keeps a SeqSelector and its result buffer.
+		b.Run(fmt.Sprintf("lru-reused/candidates=%d", n), func(b *testing.B) {
+			var sel SeqSelector
+			var dst []uint64
+			for b.Loop() {
+				var err error
+				if dst, err = sel.Select(dst[:0], cands, 100, "lru"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -70,20 +70,53 @@ func TestSelectSequences(t *testing.T) {
 // stable sort, as seed 002 does it, on random candidates.
 func TestSelectSequencesMatchesSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for round := range 200 {
+	var sel SeqSelector // reused across calls, as a steady caller would
+	var buf []uint64
+	for round := range 500 {
 		cands := make([]SeqCandidate, 1+r.IntN(60))
 		for i := range cands {
-			c := cand(uint64(i), 1+r.IntN(5), Time(r.IntN(20)), int64(r.IntN(4)), Priority(r.IntN(3)))
+			// Some sequences hold no block; recency ties are common.
+			c := cand(uint64(i), r.IntN(6), Time(r.IntN(20)), int64(r.IntN(4)), Priority(r.IntN(3)))
 			c.Pinned = r.IntN(5) == 0
+			switch r.IntN(3) {
+			case 0:
+				c.Lifetime = float64(1+r.IntN(8)) / 4
+			case 1:
+				c.SeqLen, c.MaxLen = int32(r.IntN(10)), 10
+			}
 			cands[i] = c
 		}
 		need := 1 + r.IntN(40)
-		for _, by := range []string{"lru", "lfu", "qos_aware"} {
+		for _, by := range SequenceOrders {
+			want := sortSelect(cands, need, by)
 			got, _ := SelectSequences(cands, need, by)
-			if want := sortSelect(cands, need, by); !slices.Equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("round %d by %s need %d: got %v, want %v", round, by, need, got, want)
 			}
+			buf, _ = sel.Select(buf[:0], cands, need, by)
+			if !slices.Equal(buf, want) {
+				t.Fatalf("round %d by %s need %d: reused selector got %v, want %v", round, by, need, buf, want)
+			}
 		}
+	}
+}
+
+// TestSeqSelectorAllocs checks that a reused selector with room in dst
+// allocates nothing.
+func TestSeqSelectorAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	cands := make([]SeqCandidate, 1000)
+	for i := range cands {
+		cands[i] = cand(uint64(i), 1+r.IntN(10), Time(r.IntN(1<<20)), 1, PriorityNormal)
+	}
+	var sel SeqSelector
+	dst := make([]uint64, 0, 64)
+	if allocs := testing.AllocsPerRun(50, func() {
+		if _, err := sel.Select(dst[:0], cands, 100, "lru"); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Fatalf("%v allocations per Select, want 0", allocs)
 	}
 }
 
@@ -97,6 +130,15 @@ func sortSelect(cands []SeqCandidate, need int, by string) []uint64 {
 	sort.SliceStable(ev, func(i, j int) bool {
 		a, b := ev[i], ev[j]
 		switch by {
+		case "predictive":
+			ra, ka := predOrder(a)
+			rb, kb := predOrder(b)
+			if ra != rb {
+				return ra < rb
+			}
+			if ka != kb {
+				return ka < kb
+			}
 		case "lfu":
 			if a.Accesses != b.Accesses {
 				return a.Accesses < b.Accesses
@@ -118,4 +160,17 @@ func sortSelect(cands []SeqCandidate, need int, by string) []uint64 {
 		freed += len(c.Blocks)
 	}
 	return out
+}
+
+// predOrder is predictive's rank and key of c, compared as plain numbers:
+// a known lifetime first (shortest first), then a known completion ratio
+// (highest first), then neither.
+func predOrder(c SeqCandidate) (int, float64) {
+	switch {
+	case c.Lifetime > 0:
+		return 0, c.Lifetime
+	case c.MaxLen > 0:
+		return 1, -float64(c.SeqLen) / float64(c.MaxLen)
+	}
+	return 2, 0
 }
