@@ -96,6 +96,18 @@ func ParseResults(console []byte) (*Results, error) {
 	return rs, fmt.Errorf("%d results read: %w", len(rs.Steps), ErrIncomplete)
 }
 
+// ParseResultLine parses one console line as it arrives: ok is false when
+// the line holds no result (text before the prefix is ignored, as in
+// ParseResults).
+func ParseResultLine(text string) (r Result, ok bool, err error) {
+	i := strings.Index(text, ResultPrefix+" ")
+	if i < 0 {
+		return Result{}, false, nil
+	}
+	r, err = parseResultLine(strings.TrimRight(text[i:], "\r"), 0)
+	return r, err == nil, err
+}
+
 func parseResultLine(text string, line int) (Result, error) {
 	f := strings.Fields(text)
 	if len(f) != 3 && len(f) != 4 {

@@ -96,3 +96,27 @@ func FuzzParseResults(f *testing.F) {
 		}
 	})
 }
+
+func TestParseResultLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		ok   bool
+		bad  bool
+		name string
+		out  string
+	}{
+		{"[ 1.0] kernel says hello", false, false, "", ""},
+		{"junk" + FormatResult("step", 0, []byte("hi")) + "\r", true, false, "step", "hi"},
+		{FormatResult("empty", 3, nil), true, false, "empty", ""},
+		{ResultPrefix + " broken", false, true, "", ""},
+	} {
+		r, ok, err := ParseResultLine(c.line)
+		if ok != c.ok || (err != nil) != c.bad {
+			t.Errorf("ParseResultLine(%q) = ok %v, err %v; want ok %v, error %v", c.line, ok, err, c.ok, c.bad)
+			continue
+		}
+		if ok && (r.Name != c.name || string(r.Output) != c.out) {
+			t.Errorf("ParseResultLine(%q) = %s %q, want %s %q", c.line, r.Name, r.Output, c.name, c.out)
+		}
+	}
+}
