@@ -135,3 +135,30 @@ func FuzzCSV(f *testing.F) {
 		roundTrip(t, recs, NewCSVWriter(&out), &out, func(r io.Reader) Reader { return NewCSV(r, "out") })
 	})
 }
+
+// FuzzParseWorkload checks that a spec ParseWorkload accepts prints (String)
+// as a spec that parses to the same thing, and that resolving its
+// parameters against the registry returns rather than panics.
+func FuzzParseWorkload(f *testing.F) {
+	f.Add("periodic_reuse:pages=96,steps=640,period=11,seed=42")
+	f.Add(" adversarial_burst : burst = 14 , gap_min=-3")
+	f.Add("multi_tenant:tenants=9223372036854775807,seed=-9223372036854775808")
+	f.Add("x:pages=1,pages=2")
+	f.Add("long_context:sinks=4,window=,colour=1")
+	f.Fuzz(func(t *testing.T, spec string) {
+		ws, err := ParseWorkload(spec)
+		if err != nil {
+			if !errors.Is(err, ErrBadParam) {
+				t.Fatalf("ParseWorkload(%q) = %v, want ErrBadParam", spec, err)
+			}
+			return
+		}
+		again, err := ParseWorkload(ws.String())
+		if err != nil || again != ws {
+			t.Fatalf("%q parsed to %+v, printed as %q, which parses to %+v, %v", spec, ws, ws.String(), again, err)
+		}
+		if info, err := LookupWorkload(ws.Name); err == nil {
+			_, _ = info.Resolve(ws.Params)
+		}
+	})
+}
