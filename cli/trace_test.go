@@ -235,7 +235,7 @@ func TestTraceStatsMooncake(t *testing.T) {
 		{[]string{"--no-decode"}, 4, 3, 512 * trace.KVBytesLlama2_70B >> 10},
 		{[]string{"--kv-bytes-per-token", "2"}, 7, 6, 1},
 	} {
-		t.Run("defaults"+strings.Join(tc.args, " "), func(t *testing.T) {
+		t.Run(strings.Join(append([]string{"defaults"}, tc.args...), " "), func(t *testing.T) {
 			args := append([]string{"trace", "stats", "--json", path}, tc.args...)
 			code, out, errs := runCLI(args...)
 			if code != ExitOK {
