@@ -61,8 +61,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	now := d.now()
 	hits := d.drainLocked(now)
 	decStart := time.Now()
-	pl := d.planner.Plan(now)
-	moves, mplan := d.buildMoves(pl)
+	pl, moves, mplan := d.decideLocked(now)
 	decision := time.Since(decStart)
 	moving, mover, deadline := d.moving, d.mover, d.cfg.MoveDeadline()
 	d.mu.Unlock()
@@ -84,6 +83,14 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 		d.crossTenantEvent(ev)
 	}
 	d.finishEpoch(start, decision, pl, rep, hits)
+}
+
+// decideLocked is the epoch's decision: the planner's plan and the mover
+// moves that carry it out.
+func (d *Daemon) decideLocked(now policy.Time) (*plan.Plan, []plannedMove, numa.Plan) {
+	pl := d.planner.Plan(now)
+	moves, mplan := d.buildMoves(pl)
+	return pl, moves, mplan
 }
 
 // buildMoves turns a plan into mover moves, demotions first.
@@ -131,12 +138,17 @@ func (d *Daemon) drainLocked(now policy.Time) tenantHits {
 			d.metrics.epochErrors.Inc()
 			continue
 		}
-		for _, c := range buf {
-			d.accessLocked(uint64(c.Region), int(c.Block), c.Accesses, now, hits)
-		}
+		d.feedCountsLocked(buf, now, hits)
 		d.samplerStats(s)
 	}
 	return hits
+}
+
+// feedCountsLocked feeds one sampler's drained counts to the planner.
+func (d *Daemon) feedCountsLocked(counts []bpf.Count, now policy.Time, hits tenantHits) {
+	for _, c := range counts {
+		d.accessLocked(uint64(c.Region), int(c.Block), c.Accesses, now, hits)
+	}
 }
 
 // accessLocked records count accesses to block index of region rid.

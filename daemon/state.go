@@ -140,25 +140,11 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 				fmt.Sprintf("pid %d range %#x-%#x overlaps region %d", s.pid, s.addr, s.addr+s.length, r.id)}
 		}
 	}
-	d.nextID++
-	r := newRegion(d.nextID, proc, s.addr, s.length, s.blockSz)
-	r.tenant, r.tenantIdx = s.tenant, d.tenantIndex(s.tenant)
-	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
-	if err := r.checkRanges("pinned", s.pinned); err != nil {
+	r, err := d.trackLocked(s, proc)
+	if err != nil {
 		proc.Close()
-		return api.Region{}, badRequest("%v", err)
+		return api.Region{}, err
 	}
-	r.pinned = append([]api.Range(nil), s.pinned...)
-	now := d.now()
-	for i := range r.blocks {
-		r.blocks[i].Meta = r.meta(i, r.class)
-		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
-			d.untrack(r, i)
-			proc.Close()
-			return api.Region{}, fmt.Errorf("tracking region blocks: %w", err)
-		}
-	}
-	d.regions[r.id] = r
 	d.watch(r)
 	d.metrics.regions.Set(float64(len(d.regions)))
 	d.log.Named("registry").Info("region registered", "region", r.id, "pid", s.pid, "tenant", s.tenant,
@@ -167,6 +153,29 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 	d.events.publish(api.Event{Type: api.EventRegionRegistered, Region: r.id, PID: s.pid, Tenant: s.tenant,
 		Blocks: len(r.blocks), Bytes: int64(s.length), Reason: s.source})
 	return v, nil
+}
+
+// trackLocked builds the region of s on proc and hands its blocks to the
+// planner. On error nothing is tracked and proc is left open.
+func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) {
+	d.nextID++
+	r := newRegion(d.nextID, proc, s.addr, s.length, s.blockSz)
+	r.tenant, r.tenantIdx = s.tenant, d.tenantIndex(s.tenant)
+	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
+	if err := r.checkRanges("pinned", s.pinned); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	r.pinned = append([]api.Range(nil), s.pinned...)
+	now := d.now()
+	for i := range r.blocks {
+		r.blocks[i].Meta = r.meta(i, r.class)
+		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
+			d.untrack(r, i)
+			return nil, fmt.Errorf("tracking region blocks: %w", err)
+		}
+	}
+	d.regions[r.id] = r
+	return r, nil
 }
 
 // untrack removes the first n blocks of r from the planner.
