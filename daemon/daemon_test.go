@@ -198,10 +198,18 @@ func TestDaemonReload(t *testing.T) {
 	if !strings.Contains(td.logs.String(), "bad.hcl:1:1: Unknown policy") {
 		t.Errorf("log does not say why the reload failed:\n%s", td.logs.String())
 	}
+	mover := td.d.mover
 	good := filepath.Join(td.dir, "good.hcl")
-	os.WriteFile(good, []byte("epoch = \"50ms\"\npolicy \"fifo\" {}\nbudgets {\n  pages_per_epoch = 128\n}\n"), 0o600)
+	os.WriteFile(good, []byte("epoch = \"50ms\"\npolicy \"fifo\" {}\nbudgets {\n  pages_per_epoch = 128\n"+
+		"  migrate_bytes_per_sec = \"64MiB\"\n}\n"), 0o600)
 	if !td.d.ReloadFile(good) {
 		t.Fatalf("good config did not reload:\n%s", td.logs.String())
+	}
+	td.d.mu.Lock()
+	same := td.d.mover == mover
+	td.d.mu.Unlock()
+	if b := mover.Budgets(); !same || b.PagesPerEpoch != 128 || b.BytesPerSec != 64<<20 {
+		t.Errorf("after reload: same mover %v, budgets %+v; want the running mover's budgets changed in place", same, b)
 	}
 	pol, _ := td.client.Policy(ctx)
 	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 {

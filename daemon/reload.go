@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kvtier/kvtier/daemon/api"
-	"github.com/kvtier/kvtier/numa"
 )
 
 // Reload applies a new config: policy, budgets, tenants, rules, epoch,
@@ -21,17 +20,19 @@ func (d *Daemon) Reload(next *Config) error {
 		d.metrics.reloads.WithLabelValues("error").Inc()
 		return err
 	}
-	mover, err := numa.NewMover(d.topo, moverConfig(next))
-	if err != nil {
-		d.metrics.reloads.WithLabelValues("error").Inc()
-		return fmt.Errorf("reloading the mover budgets: %w", err)
-	}
+	oldPC := d.planner.Config()
 	if err := d.planner.Reconfigure(pc, d.now()); err != nil {
 		d.metrics.reloads.WithLabelValues("error").Inc()
 		return fmt.Errorf("reconfiguring the planner: %w", err)
 	}
+	// The mover keeps its token bucket: a reload neither grants a fresh
+	// burst of migration bandwidth nor forgets what was spent.
+	if err := d.mover.SetBudgets(moverConfig(next).Budgets); err != nil {
+		_ = d.planner.Reconfigure(oldPC, d.now())
+		d.metrics.reloads.WithLabelValues("error").Inc()
+		return fmt.Errorf("reloading the mover budgets: %w", err)
+	}
 	old := d.cfg
-	d.mover = mover
 	for _, w := range restartOnly(old, next) {
 		d.log.Warn("config change needs a restart; keeping the running value", "setting", w)
 	}

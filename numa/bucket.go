@@ -22,6 +22,19 @@ func newBucket(rate, burst int64) *bucket {
 
 func (b *bucket) unlimited() bool { return b.rate <= 0 }
 
+// reset changes the rate and burst at now, keeping the balance: what
+// accrued at the old rate until now is added, then the balance is capped
+// at the new burst. An unlimited bucket took nothing, so it starts full.
+func (b *bucket) reset(rate, burst int64, now time.Time) {
+	if b.unlimited() {
+		b.tokens = float64(burst)
+	} else {
+		b.refill(now)
+		b.tokens = min(b.tokens, float64(burst))
+	}
+	b.rate, b.burst, b.last = float64(rate), float64(burst), now
+}
+
 func (b *bucket) refill(now time.Time) {
 	if b.unlimited() {
 		return

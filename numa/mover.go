@@ -96,12 +96,16 @@ type Report struct {
 
 // Mover executes plans under budgets. Create it with NewMover; it is safe
 // for concurrent use (runs are serialised). The bytes-per-second bucket
-// carries over from one Run to the next; the per-epoch state does not.
+// carries over from one Run to the next, and across SetBudgets; the
+// per-epoch state does not.
 type Mover struct {
-	mu     sync.Mutex
+	mu     sync.Mutex // held by a Run
 	topo   *Topology
-	cfg    MoverConfig
+	cfg    MoverConfig // Budgets written under mu and bmu
 	bucket *bucket
+
+	bmu     sync.Mutex
+	pending *Budgets // set by SetBudgets during a Run, applied by the next
 }
 
 // NewMover returns a Mover that classifies destinations with topo.
@@ -109,17 +113,72 @@ func NewMover(topo *Topology, cfg MoverConfig) (*Mover, error) {
 	if topo == nil {
 		return nil, errors.New("new mover: no topology")
 	}
-	b := cfg.Budgets
+	b, err := withDefaults(cfg.Budgets)
+	if err != nil {
+		return nil, fmt.Errorf("new mover: %w", err)
+	}
+	cfg.Budgets = b
+	return &Mover{topo: topo, cfg: cfg, bucket: newBucket(b.BytesPerSec, b.Burst)}, nil
+}
+
+// withDefaults checks b and fills in the defaulted fields.
+func withDefaults(b Budgets) (Budgets, error) {
 	if b.BytesPerSec < 0 || b.Burst < 0 || b.PagesPerCall < 0 || b.PagesPerEpoch < 0 {
-		return nil, fmt.Errorf("new mover: negative budget in %+v", b)
+		return b, fmt.Errorf("negative budget in %+v", b)
 	}
 	if b.PagesPerCall == 0 {
-		cfg.Budgets.PagesPerCall = DefaultBatch
+		b.PagesPerCall = DefaultBatch
 	}
 	if b.Burst == 0 {
-		cfg.Budgets.Burst = max(b.BytesPerSec/10, int64(cfg.Budgets.PagesPerCall*PageSize))
+		b.Burst = max(b.BytesPerSec/10, int64(b.PagesPerCall*PageSize))
 	}
-	return &Mover{topo: topo, cfg: cfg, bucket: newBucket(b.BytesPerSec, cfg.Budgets.Burst)}, nil
+	return b, nil
+}
+
+// SetBudgets changes the budgets in place (a config reload) without
+// blocking: when a Run is in progress it finishes under the old budgets
+// and the next Run uses the new ones. The token bucket keeps its state: the
+// bytes taken so far stay taken (the balance is capped at the new burst but
+// not refilled), so a reload neither grants a fresh burst nor forgets a
+// debt, and the new rate applies from the change on. A bucket that was
+// unlimited starts full. Zero fields are defaulted as by NewMover; a
+// negative one is an error and changes nothing.
+func (m *Mover) SetBudgets(b Budgets) error {
+	b, err := withDefaults(b)
+	if err != nil {
+		return fmt.Errorf("setting mover budgets: %w", err)
+	}
+	m.bmu.Lock()
+	m.pending = &b
+	m.bmu.Unlock()
+	if m.mu.TryLock() {
+		m.applyBudgets()
+		m.mu.Unlock()
+	}
+	return nil
+}
+
+// Budgets returns the budgets in force, or those set for the next Run.
+func (m *Mover) Budgets() Budgets {
+	m.bmu.Lock()
+	defer m.bmu.Unlock()
+	if m.pending != nil {
+		return *m.pending
+	}
+	return m.cfg.Budgets
+}
+
+// applyBudgets installs pending budgets; the caller holds mu.
+func (m *Mover) applyBudgets() {
+	m.bmu.Lock()
+	defer m.bmu.Unlock()
+	if m.pending == nil {
+		return
+	}
+	b := *m.pending
+	m.pending = nil
+	m.cfg.Budgets = b
+	m.bucket.reset(b.BytesPerSec, b.Burst, time.Now())
 }
 
 // Run executes plan as one epoch: the pages-per-epoch budget and the
@@ -132,6 +191,7 @@ func NewMover(topo *Topology, cfg MoverConfig) (*Mover, error) {
 func (m *Mover) Run(ctx context.Context, plan Plan) *Report {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.applyBudgets()
 	e := &epoch{m: m, ctx: ctx, rep: &Report{Outcomes: make([]Outcome, len(plan)), Errnos: map[string]int{}},
 		gone: map[*Process]error{}, full: map[int]bool{}}
 	start := time.Now()

@@ -147,3 +147,88 @@ func TestMoverExpiredDeadline(t *testing.T) {
 	}
 	checkPattern(t, b)
 }
+
+// TestSetBudgets changes a mover's budgets in place: the token bucket
+// keeps its balance (capped at the new burst, a debt kept), an unlimited
+// bucket starts full, defaults apply, and a bad budget changes nothing.
+func TestSetBudgets(t *testing.T) {
+	topo := fixtureTopology(t, "cxl-2node")
+	const mib = 1 << 20
+	tests := []struct {
+		name       string
+		from, to   Budgets
+		spend      int64   // bytes taken from the bucket before the change
+		wantTokens float64 // balance after the change, +- what accrues meanwhile
+	}{
+		{"spent stays spent", Budgets{BytesPerSec: mib, Burst: mib}, Budgets{BytesPerSec: 2 * mib, Burst: 4 * mib}, mib, 0},
+		{"debt kept", Budgets{BytesPerSec: mib, Burst: mib}, Budgets{BytesPerSec: mib, Burst: mib}, 3 * mib, -2 * mib},
+		{"capped at a smaller burst", Budgets{BytesPerSec: mib, Burst: 4 * mib}, Budgets{BytesPerSec: mib, Burst: mib / 4}, 0, mib / 4},
+		{"unlimited starts full", Budgets{}, Budgets{BytesPerSec: mib, Burst: 2 * mib}, 0, 2 * mib},
+		{"to unlimited", Budgets{BytesPerSec: mib, Burst: mib}, Budgets{}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := NewMover(topo, MoverConfig{Budgets: tt.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.spend > 0 {
+				m.bucket.tokens -= float64(tt.spend) // what wait takes, without the sleep
+			}
+			if err := m.SetBudgets(tt.to); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := withDefaults(tt.to)
+			if got := m.Budgets(); got != want || m.cfg.Budgets != want {
+				t.Errorf("budgets %+v (in force %+v), want %+v", got, m.cfg.Budgets, want)
+			}
+			if m.bucket.rate != float64(want.BytesPerSec) || m.bucket.burst != float64(want.Burst) {
+				t.Errorf("bucket rate %v burst %v, want %d and %d", m.bucket.rate, m.bucket.burst, want.BytesPerSec, want.Burst)
+			}
+			if want.BytesPerSec > 0 && (m.bucket.tokens < tt.wantTokens || m.bucket.tokens > tt.wantTokens+0.1*mib) {
+				t.Errorf("balance %v after the change, want %v: the bucket's state was not kept", m.bucket.tokens, tt.wantTokens)
+			}
+		})
+	}
+	t.Run("negative", func(t *testing.T) {
+		m, err := NewMover(topo, MoverConfig{Budgets: Budgets{BytesPerSec: mib}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := m.Budgets()
+		if err := m.SetBudgets(Budgets{PagesPerEpoch: -1}); err == nil {
+			t.Fatal("negative budget accepted")
+		}
+		if m.Budgets() != before {
+			t.Errorf("budgets %+v after a rejected change, want %+v", m.Budgets(), before)
+		}
+	})
+}
+
+// TestSetBudgetsDuringRun: a change made while a Run holds the mover does
+// not wait for it; the next Run applies it.
+func TestSetBudgetsDuringRun(t *testing.T) {
+	m, err := NewMover(fixtureTopology(t, "cxl-2node"), MoverConfig{Budgets: Budgets{PagesPerEpoch: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock() // a Run in progress
+	done := make(chan error, 1)
+	go func() { done <- m.SetBudgets(Budgets{PagesPerEpoch: 20}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("SetBudgets waited for the Run in progress")
+	}
+	if m.cfg.Budgets.PagesPerEpoch != 10 || m.Budgets().PagesPerEpoch != 20 {
+		t.Errorf("during the run: in force %d, reported %d; want 10 and 20", m.cfg.Budgets.PagesPerEpoch, m.Budgets().PagesPerEpoch)
+	}
+	m.mu.Unlock()
+	m.Run(context.Background(), nil)
+	if m.cfg.Budgets.PagesPerEpoch != 20 {
+		t.Errorf("after the next Run: in force %d, want 20", m.cfg.Budgets.PagesPerEpoch)
+	}
+}
