@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Track starts tracking b, which is in the fast tier if fast. The caller
+// keeps b stable until Untrack and changes its Meta only through Update.
+// A fast unpinned block is admitted to the policy; a slow pinned block is
+// promoted by the next Plan.
+func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
+	if _, ok := p.blocks[b.ID]; ok {
+		return fmt.Errorf("tracking block %d: %w", b.ID, ErrTracked)
+	}
+	t := p.tenant(b.Meta.Tenant)
+	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now}
+	e.pol = p.policyFor(t, e.bucket)
+	p.blocks[b.ID] = e
+	t.blocks++
+	if fast {
+		p.addFast(e)
+		if !b.Meta.Pinned {
+			e.pol.Admit(b, now)
+			e.admitted = true
+		}
+	} else if b.Meta.Pinned {
+		p.pinnedSlow[b.ID] = e
+	}
+	return nil
+}
+
+func (p *Planner) addFast(e *entry) {
+	p.used += e.b.Meta.Size
+	e.ten.used += e.b.Meta.Size
+	e.ten.fast++
+}
+
+func (p *Planner) dropFast(e *entry) {
+	p.used -= e.b.Meta.Size
+	e.ten.used -= e.b.Meta.Size
+	e.ten.fast--
+}
+
+// Untrack forgets the block with id (it was freed or its region is gone).
+// A pending move of the block is abandoned.
+func (p *Planner) Untrack(id policy.BlockID) error {
+	e, ok := p.blocks[id]
+	if !ok {
+		return fmt.Errorf("untracking block %d: %w", id, ErrUnknownBlock)
+	}
+	if e.fast {
+		p.dropFast(e)
+	}
+	p.unpend(e)
+	e.pol.Forget(e.b)
+	e.ten.blocks--
+	delete(p.pinnedSlow, id)
+	delete(p.blocks, id)
+	return nil
+}
+
+// pendAccount adds (sign +1) or removes (-1) e's pending move from the
+// pending byte counts.
+func (p *Planner) pendAccount(e *entry, sign int64) {
+	size := sign * e.b.Meta.Size
+	switch e.pending {
+	case pendPromote:
+		p.incoming += size
+		e.ten.incoming += size
+	case pendDemote:
+		p.outgoing += size
+		e.ten.outgoing += size
+	}
+}
+
+// unpend clears e's pending move.
+func (p *Planner) unpend(e *entry) {
+	p.pendAccount(e, -1)
+	e.pending = pendNone
+}
+
+// Update replaces the metadata of a tracked block (class, priority,
+// reference count, pinned, tenant, size). A change of tenant, priority or
+// sharing level moves the block to another bucket policy, which forgets
+// its history.
+func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {
+	e, ok := p.blocks[id]
+	if !ok {
+		return fmt.Errorf("updating block %d: %w", id, ErrUnknownBlock)
+	}
+	nb := bucketOf(&m)
+	moveBucket := nb != e.bucket || m.Tenant != e.b.Meta.Tenant
+	if e.fast {
+		p.dropFast(e)
+	}
+	p.pendAccount(e, -1)
+	if moveBucket || (m.Pinned && !e.b.Meta.Pinned) {
+		e.pol.Forget(e.b)
+		e.admitted = false
+	}
+	if m.Tenant != e.b.Meta.Tenant {
+		e.ten.blocks--
+		e.ten = p.tenant(m.Tenant)
+		e.ten.blocks++
+	}
+	e.b.Meta = m
+	e.bucket = nb
+	e.pol = p.policyFor(e.ten, nb)
+	if e.fast {
+		p.addFast(e)
+	}
+	p.pendAccount(e, +1)
+	if e.fast && !m.Pinned && !e.admitted && e.pending != pendDemote {
+		e.pol.Admit(e.b, now)
+		e.admitted = true
+	}
+	if m.Pinned && !e.fast && e.pending == pendNone {
+		p.pinnedSlow[id] = e
+	} else {
+		delete(p.pinnedSlow, id)
+	}
+	return nil
+}
+
+// Access records count sampled accesses to the block with id at now. The
+// block's policy sees min(count, PolicyTouches) accesses; the heat that
+// ranks promotions counts them all.
+func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error {
+	e, ok := p.blocks[id]
+	if !ok {
+		return fmt.Errorf("access to block %d: %w", id, ErrUnknownBlock)
+	}
+	if count == 0 {
+		return nil
+	}
+	p.heatNow(e)
+	e.heat += float64(count)
+	e.last = now
+	if e.seenEpoch != p.epoch+1 {
+		e.seenEpoch = p.epoch + 1
+		p.touched = append(p.touched, e)
+	}
+	if e.b.Meta.Pinned {
+		return nil
+	}
+	n := min(int(count), p.cfg.touches())
+	for range n {
+		e.pol.Access(e.b, now)
+	}
+	return nil
+}
+
+// heatNow applies the decay of the epochs since e's heat was last updated.
+func (p *Planner) heatNow(e *entry) {
+	if gap := p.epoch - e.heatEpoch; gap > 0 {
+		if p.cfg.Decay == 0 || gap > 64 {
+			e.heat = 0
+		} else {
+			e.heat *= math.Pow(p.cfg.Decay, float64(gap))
+		}
+		e.heatEpoch = p.epoch
+	}
+}
