@@ -54,6 +54,9 @@ func newSampleCmd() *cobra.Command {
 			if f.blockSize == 0 {
 				return usageError("--block-size must be positive")
 			}
+			if !slices.Contains(bpf.Names(), f.sampler) {
+				return usageError("--sampler %q: want one of %s", f.sampler, strings.Join(bpf.Names(), ", "))
+			}
 			regions, err := sampleRegions(f)
 			if err != nil {
 				return err

@@ -214,7 +214,7 @@ func TestSampleUsageErrors(t *testing.T) {
 		{[]string{"--pid", self, "--range", "zz"}, `--range "zz": want START-END in hex`},
 		{[]string{"--pid", self, "--range", "2000-1000"}, "end 0x1000 is not above start 0x2000"},
 		{[]string{"--pid", self, "--range", "1000-zz"}, `end "zz" is not a hex address`},
-		{[]string{"--pid", self, "--range", "1000-2000", "--sampler", "nope"}, `sampler "nope" (have [`},
+		{[]string{"--pid", self, "--sampler", "nope"}, `--sampler "nope": want one of `},
 		{[]string{"--pid", self, "--range", "1000-2000", "--sampler", "uprobe", "--abi", "rust"}, `hint ABI "rust"`},
 		{[]string{"--pid", self, "--min-size", "1099511627776"}, "has no anonymous mapping of at least 1099511627776 bytes"},
 		{[]string{"--pid", gone}, "pid " + gone + ": process is gone"},
