@@ -20,6 +20,11 @@ const (
 	DefaultPolicy       = "lru"
 	DefaultMaxBody      = 1 << 20
 	DefaultBlockSize    = 2 << 20
+	// DefaultDecay is the factor applied to each block's heat per epoch.
+	DefaultDecay = 0.5
+	// DefaultCooldownEpochs is the planner's hysteresis, in epochs, when
+	// the planner block sets no cooldown.
+	DefaultCooldownEpochs = 2
 )
 
 // Kernel tiering modes: what the daemon does when the kernel's own NUMA
@@ -38,6 +43,7 @@ type Config struct {
 	KernelTiering string        // refuse, disable or report
 	Tiers         Tiers
 	Budgets       Budgets
+	Planner       PlannerConfig
 	Samplers      []SamplerConfig
 	Policy        policy.Spec
 	Rules         []Rule
@@ -67,6 +73,21 @@ type Budgets struct {
 	PagesPerEpoch      int              // pages moved per epoch; 0 is no limit
 	// MoveTimeout bounds the mover within an epoch; 0 is half the epoch.
 	MoveTimeout time.Duration
+}
+
+// PlannerConfig tunes how the planner ranks and holds blocks.
+type PlannerConfig struct {
+	// Decay multiplies each block's heat (its decayed sampled accesses)
+	// once per epoch, in [0, 1); 0 ranks blocks by this epoch's accesses
+	// only.
+	Decay float64
+	// Cooldown is the hysteresis: a block moved less than Cooldown ago is
+	// neither demoted nor promoted back (pinned blocks excepted); 0 turns
+	// it off. Unset, it is DefaultCooldownEpochs epochs of the config's
+	// epoch length.
+	Cooldown time.Duration
+	// PromoteMin is the heat a slow block needs to be promoted (> 0).
+	PromoteMin float64
 }
 
 // SamplerConfig selects a sampler by name with its parameters.
@@ -117,6 +138,7 @@ func DefaultConfig() *Config {
 		ScanInterval:  DefaultScanInterval,
 		KernelTiering: KernelTieringReport,
 		Budgets:       Budgets{Tenants: map[string]int64{}},
+		Planner:       PlannerConfig{Decay: DefaultDecay, Cooldown: DefaultCooldownEpochs * DefaultEpoch, PromoteMin: 1},
 		Policy:        policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
 		API:           APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody},
 		Metrics:       MetricsConfig{Listen: DefaultMetricsAddr},

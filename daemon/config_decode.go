@@ -23,6 +23,7 @@ type rawConfig struct {
 	KernelTiering hcl.Expression `hcl:"kernel_tiering,optional"`
 	Tiers         *rawTiers      `hcl:"tiers,block"`
 	Budgets       *rawBudgets    `hcl:"budgets,block"`
+	Planner       *rawPlanner    `hcl:"planner,block"`
 	Samplers      []rawNamed     `hcl:"sampler,block"`
 	Policy        *rawNamed      `hcl:"policy,block"`
 	Rules         []rawRule      `hcl:"rule,block"`
@@ -47,6 +48,12 @@ type rawBudgets struct {
 	PagesPerEpoch      hcl.Expression `hcl:"pages_per_epoch,optional"`
 	MoveTimeout        hcl.Expression `hcl:"move_timeout,optional"`
 	Tenants            []rawTenant    `hcl:"tenant,block"`
+}
+
+type rawPlanner struct {
+	Decay      hcl.Expression `hcl:"decay,optional"`
+	Cooldown   hcl.Expression `hcl:"cooldown,optional"`
+	PromoteMin hcl.Expression `hcl:"promote_min,optional"`
 }
 
 type rawTenant struct {
@@ -107,6 +114,10 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		cfg.Epoch = dur
 		d.check(dur >= time.Millisecond && dur <= time.Hour, raw.Epoch, "epoch",
 			"an epoch between 1ms and 1h")
+	}
+	cfg.Planner.Cooldown = DefaultCooldownEpochs * cfg.Epoch
+	if raw.Planner != nil {
+		d.planner(raw.Planner, cfg)
 	}
 	if dur, ok := d.duration(raw.ScanInterval, "scan_interval"); ok {
 		cfg.ScanInterval = dur
@@ -232,6 +243,28 @@ func (d *decoder) budgets(b *rawBudgets, cfg *Config) {
 		}
 		v, _ := d.size(t.FastBytes, "fast_bytes")
 		cfg.Budgets.Tenants[t.Name] = v
+	}
+}
+
+func (d *decoder) planner(p *rawPlanner, cfg *Config) {
+	if v, ok := d.number(p.Decay, "decay", func(f float64) bool { return f >= 0 && f < 1 },
+		"a factor in [0, 1) such as 0.5"); ok {
+		cfg.Planner.Decay = v
+	}
+	if s, ok := d.str(p.Cooldown, "cooldown"); ok {
+		dur, err := time.ParseDuration(strings.TrimSpace(s))
+		switch {
+		case err != nil:
+			d.fail(p.Cooldown.Range(), "Invalid duration", fmt.Sprintf("cooldown %q: want a duration such as \"2s\" (\"0s\" turns it off)", s))
+		case dur < 0 || dur > time.Hour:
+			d.fail(p.Cooldown.Range(), "Invalid cooldown", fmt.Sprintf("cooldown %q: want a duration between 0s and 1h", s))
+		default:
+			cfg.Planner.Cooldown = dur
+		}
+	}
+	if v, ok := d.number(p.PromoteMin, "promote_min", func(f float64) bool { return f > 0 && f <= 1<<20 },
+		"a number of sampled accesses > 0 such as 1"); ok {
+		cfg.Planner.PromoteMin = v
 	}
 }
 

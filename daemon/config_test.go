@@ -30,6 +30,12 @@ budgets {
   tenant "bob"   { fast_bytes = 1073741824 }
 }
 
+planner {
+  decay       = 0.75
+  cooldown    = "3s"
+  promote_min = 2
+}
+
 sampler "sw-page-faults" { period = 1 }
 sampler "uprobe" {
   binary = "/usr/bin/engine"
@@ -96,6 +102,9 @@ func TestParseConfigGood(t *testing.T) {
 		{"alice", cfg.Budgets.TenantBudget("alice"), int64(4 << 30)},
 		{"bob", cfg.Budgets.TenantBudget("bob"), int64(1 << 30)},
 		{"nobody", cfg.Budgets.TenantBudget("carol"), int64(0)},
+		{"decay", cfg.Planner.Decay, 0.75},
+		{"cooldown", cfg.Planner.Cooldown, 3 * time.Second},
+		{"promote min", cfg.Planner.PromoteMin, 2.0},
 		{"samplers", len(cfg.Samplers), 2},
 		{"sampler param", cfg.Samplers[0].Params["period"], "1"},
 		{"uprobe symbol", cfg.Samplers[1].Params["symbol"], "kv_read"},
@@ -135,8 +144,33 @@ func TestParseConfigEmptyIsDefault(t *testing.T) {
 	}
 	def := DefaultConfig()
 	if cfg.Epoch != def.Epoch || cfg.API.Socket != def.API.Socket || cfg.Metrics.Listen != DefaultMetricsAddr ||
-		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch/2 {
+		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch/2 ||
+		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1}) {
 		t.Fatalf("empty config = %+v, want the defaults %+v", cfg, def)
+	}
+}
+
+// TestPlannerDefaults: without a cooldown the planner holds moved blocks
+// for two epochs of the configured length; "0s" turns the hysteresis off.
+func TestPlannerDefaults(t *testing.T) {
+	tests := []struct {
+		src      string
+		decay    float64
+		cooldown time.Duration
+	}{
+		{"epoch = \"250ms\"\n", DefaultDecay, 500 * time.Millisecond},
+		{"epoch = \"250ms\"\nplanner {\n  decay = 0\n}\n", 0, 500 * time.Millisecond},
+		{"planner {\n  cooldown = \"0s\"\n}\n", DefaultDecay, 0},
+		{"planner {}\nepoch = \"3s\"\n", DefaultDecay, 6 * time.Second},
+	}
+	for _, tt := range tests {
+		cfg, err := ParseConfig("p.hcl", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		if cfg.Planner.Decay != tt.decay || cfg.Planner.Cooldown != tt.cooldown || cfg.Planner.PromoteMin != 1 {
+			t.Errorf("%q: planner %+v, want decay %v cooldown %v promote_min 1", tt.src, cfg.Planner, tt.decay, tt.cooldown)
+		}
 	}
 }
 
@@ -161,6 +195,14 @@ func TestParseConfigErrors(t *testing.T) {
 		{"fractional pages", "budgets {\n  pages_per_epoch = 1.5\n}\n", "2:21", "whole number between 0"},
 		{"size as bool", "budgets {\n  fast_bytes = true\n}\n", "2:16", "want a size"},
 		{"move timeout", "epoch = \"1s\"\nbudgets {\n  move_timeout = \"2s\"\n}\n", "3:18", "shorter than the epoch"},
+		{"decay too large", "planner {\n  decay = 1\n}\n", "2:11", "decay 1: want a factor in [0, 1)"},
+		{"decay negative", "planner {\n  decay = -0.5\n}\n", "2:11", "want a factor in [0, 1)"},
+		{"decay string", "planner {\n  decay = \"half\"\n}\n", "2:11", "decay: want a factor"},
+		{"cooldown", "planner {\n  cooldown = \"soon\"\n}\n", "2:14", "want a duration such as \"2s\""},
+		{"cooldown negative", "planner {\n  cooldown = \"-1s\"\n}\n", "2:14", "between 0s and 1h"},
+		{"cooldown number", "planner {\n  cooldown = 2\n}\n", "2:14", "cooldown: want a string"},
+		{"promote min", "planner {\n  promote_min = 0\n}\n", "2:17", "promote_min 0: want a number of sampled accesses > 0"},
+		{"planner unknown", "planner {\n  heat = 1\n}\n", "2:3", "Unsupported argument"},
 		{"tenant without budget", "budgets {\n  tenant \"a\" {}\n}\n", "2:3", "tenant \"a\": want fast_bytes"},
 		{"duplicate tenant", "budgets {\n  tenant \"a\" { fast_bytes = 1 }\n  tenant \"a\" { fast_bytes = 2 }\n}\n", "3:3", "tenant \"a\" has two budgets"},
 		{"duplicate sampler", "sampler \"fault\" {}\nsampler \"fault\" {}\n", "2:1", "configured twice"},
@@ -251,6 +293,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("epoch = \"1s\"\nbudgets { fast_bytes = \"1GiB\" }\n"))
 	f.Add([]byte("rule \"r\" {\n  cmdline = \"(\"\n}\n"))
 	f.Add([]byte("tiers { fast = [0, 1] }\n"))
+	f.Add([]byte("planner {\n  decay = 0.5\n  cooldown = \"2s\"\n  promote_min = 1\n}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		cfg, err := ParseConfig("fuzz.hcl", src)
 		if err != nil {
@@ -260,6 +303,10 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			_ = err.Error()
 			return
+		}
+		p := cfg.Planner
+		if p.Decay < 0 || p.Decay >= 1 || p.Cooldown < 0 || p.PromoteMin <= 0 {
+			t.Fatalf("accepted planner block is invalid: %+v", p)
 		}
 		if cfg.Epoch <= 0 || cfg.API.Socket == "" || cfg.Budgets.Tenants == nil {
 			t.Fatalf("accepted config is incomplete: %+v", cfg)

@@ -86,6 +86,24 @@ func (d *decoder) enum(e hcl.Expression, name string, allowed ...string) (string
 	return "", false
 }
 
+// number decodes a number for which valid holds.
+func (d *decoder) number(e hcl.Expression, name string, valid func(float64) bool, want string) (float64, bool) {
+	v, ok := d.value(e)
+	if !ok {
+		return 0, false
+	}
+	if v.Type() != cty.Number || !v.IsKnown() {
+		d.fail(e.Range(), "Incorrect attribute value type", name+": want "+want)
+		return 0, false
+	}
+	f, _ := v.AsBigFloat().Float64()
+	if !valid(f) {
+		d.fail(e.Range(), "Invalid "+name, fmt.Sprintf("%s %v: want %s", name, f, want))
+		return 0, false
+	}
+	return f, true
+}
+
 // size accepts a string with a unit ("4GiB") or a whole number of bytes.
 func (d *decoder) size(e hcl.Expression, name string) (int64, bool) {
 	v, ok := d.value(e)

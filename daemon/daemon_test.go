@@ -115,6 +115,18 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(wl.size) {
 		t.Errorf("alice fast bytes = %v, want %d", v, wl.size)
 	}
+	for _, c := range []struct {
+		sample string
+		want   float64
+	}{
+		{`kvtier_tenant_fast_quota_bytes{tenant="alice"}`, 64 << 20},
+		{`kvtier_tenant_fast_used_bytes{tenant="alice"}`, float64(wl.size)},
+		{`kvtier_tenant_fast_quota_usage_ratio{tenant="alice"}`, float64(wl.size) / (64 << 20)},
+	} {
+		if v := metric(t, addr, c.sample); v != c.want {
+			t.Errorf("%s = %v, want %v", c.sample, v, c.want)
+		}
+	}
 	if v := metric(t, addr, "kvtier_policy_decision_seconds_count"); v < 3 {
 		t.Errorf("decision histogram count = %v, want >= 3", v)
 	}
@@ -201,10 +213,21 @@ func TestDaemonReload(t *testing.T) {
 	mover := td.d.mover
 	good := filepath.Join(td.dir, "good.hcl")
 	os.WriteFile(good, []byte("epoch = \"50ms\"\npolicy \"fifo\" {}\nbudgets {\n  pages_per_epoch = 128\n"+
-		"  migrate_bytes_per_sec = \"64MiB\"\n}\n"), 0o600)
+		"  migrate_bytes_per_sec = \"64MiB\"\n}\nplanner {\n  decay = 0.25\n}\n"), 0o600)
+	eventually(t, 3*time.Second, "a quota gauge for the configured tenant alice", func() bool {
+		_, ok := scrape(t, td.d.MetricsAddr(), `kvtier_tenant_fast_quota_bytes{tenant="alice"}`)
+		return ok
+	})
 	if !td.d.ReloadFile(good) {
 		t.Fatalf("good config did not reload:\n%s", td.logs.String())
 	}
+	if pc := td.d.planner.Config(); pc.Decay != 0.25 || pc.Cooldown != int64(100*time.Millisecond) {
+		t.Errorf("planner after reload: decay %v cooldown %v; want 0.25 and two 50ms epochs", pc.Decay, time.Duration(pc.Cooldown))
+	}
+	eventually(t, 3*time.Second, "the quota gauges of the removed tenant to go", func() bool {
+		_, ok := scrape(t, td.d.MetricsAddr(), `kvtier_tenant_fast_quota_bytes{tenant="alice"}`)
+		return !ok
+	})
 	td.d.mu.Lock()
 	same := td.d.mover == mover
 	td.d.mu.Unlock()
@@ -212,7 +235,8 @@ func TestDaemonReload(t *testing.T) {
 		t.Errorf("after reload: same mover %v, budgets %+v; want the running mover's budgets changed in place", same, b)
 	}
 	pol, _ := td.client.Policy(ctx)
-	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 {
+	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 ||
+		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1}) {
 		t.Fatalf("policy after reload = %+v", pol)
 	}
 	if r, err := td.client.Region(ctx, reg.ID); err != nil || r.Blocks != reg.Blocks {

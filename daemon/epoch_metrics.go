@@ -21,6 +21,7 @@ func (d *Daemon) finishEpoch(start time.Time, decision time.Duration, pl *plan.P
 	}
 	st := d.planner.Stats()
 	d.budgetUse = d.budgetUseOf(st, pages, int64(bps), pl.Deferred)
+	d.quotaGauges(st)
 	d.tierGauges()
 	ratios := make([]float64, 0, len(hits))
 	for _, h := range hits {
@@ -56,6 +57,34 @@ func (d *Daemon) budgetUseOf(st plan.Stats, pages int, bps int64, deferred int) 
 	ratio("pages_per_epoch", float64(pages), float64(b.PagesPerEpoch))
 	ratio("migrate_bytes_per_sec", float64(bps), float64(b.MigrateBytesPerSec))
 	return u
+}
+
+// quotaGauges sets the fast-tier quota, use and share of every tenant
+// with a budget, and drops the series of tenants a reload removed.
+func (d *Daemon) quotaGauges(st plan.Stats) {
+	m := d.metrics
+	used := map[string]int64{}
+	for _, t := range st.Tenants {
+		used[d.nameOf(t.Tenant)] += t.FastBytes
+	}
+	for name := range m.quotaTenants {
+		if _, ok := d.cfg.Budgets.Tenants[name]; !ok {
+			m.tenantQuota.DeleteLabelValues(name)
+			m.tenantUsed.DeleteLabelValues(name)
+			m.tenantQuotaUse.DeleteLabelValues(name)
+			delete(m.quotaTenants, name)
+		}
+	}
+	for name, q := range d.cfg.Budgets.Tenants {
+		m.quotaTenants[name] = true
+		ratio := 0.0
+		if q > 0 {
+			ratio = float64(used[name]) / float64(q)
+		}
+		m.tenantQuota.WithLabelValues(name).Set(float64(q))
+		m.tenantUsed.WithLabelValues(name).Set(float64(used[name]))
+		m.tenantQuotaUse.WithLabelValues(name).Set(ratio)
+	}
 }
 
 // tierGauges sets bytes per tenant and tier, and blocks per tier.

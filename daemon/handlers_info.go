@@ -197,7 +197,9 @@ func (d *Daemon) handlePolicy(w http.ResponseWriter, _ *http.Request) {
 		params[k] = v
 	}
 	writeJSON(w, http.StatusOK, api.PolicyInfo{Spec: cfg.Policy.String(), Name: cfg.Policy.Name, Params: params,
-		Epoch: cfg.Epoch.String(), Budgets: budgetsView(cfg.Budgets)})
+		Epoch: cfg.Epoch.String(), Budgets: budgetsView(cfg.Budgets),
+		Planner: api.PlannerParams{Decay: cfg.Planner.Decay, Cooldown: cfg.Planner.Cooldown.String(),
+			PromoteMin: cfg.Planner.PromoteMin}})
 }
 
 // handleEvents streams events as NDJSON until the client goes away or the

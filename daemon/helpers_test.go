@@ -218,6 +218,16 @@ func (td *testDaemon) stop(t *testing.T) {
 // `kvtier_migrated_pages_total{direction="promote"}`.
 func metric(t *testing.T, addr, sample string) float64 {
 	t.Helper()
+	v, ok := scrape(t, addr, sample)
+	if !ok {
+		t.Fatalf("metric %s not exported", sample)
+	}
+	return v
+}
+
+// scrape returns the value of sample and whether it is exported.
+func scrape(t *testing.T, addr, sample string) (float64, bool) {
+	t.Helper()
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -230,11 +240,10 @@ func metric(t *testing.T, addr, sample string) float64 {
 			if err != nil {
 				t.Fatalf("metric %s: %q", sample, rest)
 			}
-			return v
+			return v, true
 		}
 	}
-	t.Fatalf("metric %s not exported", sample)
-	return 0
+	return 0, false
 }
 
 // eventually polls cond every 50ms for up to d.

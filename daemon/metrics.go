@@ -16,8 +16,8 @@ const (
 
 // metrics holds the daemon's Prometheus collectors in its own registry.
 // Label sets are fixed and small: tenant (configured or registered
-// tenants), tier (fast, slow), direction (promote, demote), errno, sampler
-// and budget names.
+// tenants; the quota gauges only configured ones), tier (fast, slow),
+// direction (promote, demote), errno, sampler and budget names.
 type metrics struct {
 	reg *prometheus.Registry
 
@@ -36,6 +36,9 @@ type metrics struct {
 	epochErrors     prometheus.Counter
 	fairness        prometheus.Gauge
 	budgetUse       *prometheus.GaugeVec // budget
+	tenantQuota     *prometheus.GaugeVec // tenant
+	tenantUsed      *prometheus.GaugeVec // tenant
+	tenantQuotaUse  *prometheus.GaugeVec // tenant
 	regions         prometheus.Gauge
 	blocks          *prometheus.GaugeVec // tier
 	hints           prometheus.Counter
@@ -47,10 +50,12 @@ type metrics struct {
 	kernelTiering   prometheus.Gauge
 	singleNode      prometheus.Gauge
 	plannedDeferred prometheus.Counter
+
+	quotaTenants map[string]bool // tenant label values of the quota gauges
 }
 
 func newMetrics(version string) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+	m := &metrics{reg: prometheus.NewRegistry(), quotaTenants: map[string]bool{}}
 	f := factory{m.reg}
 	m.tierBytes = f.gaugeVec("tier_bytes", "Bytes of tracked KV blocks per tenant in each tier.", "tenant", "tier")
 	m.migPages = f.counterVec("migrated_pages_total", "Pages moved between tiers by direction.", "direction")
@@ -69,6 +74,11 @@ func newMetrics(version string) *metrics {
 	m.epochErrors = f.counter("epoch_errors_total", "Per-process errors met in epochs (the loop goes on).")
 	m.fairness = f.gauge("tenant_fairness_jain", "Jain's fairness index of per-tenant fast-tier hit ratios (1 is fair).")
 	m.budgetUse = f.gaugeVec("budget_usage_ratio", "Share of each budget used in the last epoch (0 when unlimited).", "budget")
+	m.tenantQuota = f.gaugeVec("tenant_fast_quota_bytes", "Fast-tier quota of each tenant with a budget (0 is no limit).", "tenant")
+	m.tenantUsed = f.gaugeVec("tenant_fast_used_bytes",
+		"Fast-tier bytes of each tenant with a budget, as the planner counts them against the quota (pending demotions included).", "tenant")
+	m.tenantQuotaUse = f.gaugeVec("tenant_fast_quota_usage_ratio",
+		"Fast-tier bytes used over the quota of each tenant with a budget (0 when unlimited).", "tenant")
 	m.regions = f.gauge("regions", "Registered KV regions.")
 	m.blocks = f.gaugeVec("blocks", "Tracked KV blocks in each tier.", "tier")
 	m.hints = f.counter("hint_blocks_total", "Block accesses reported by engines through the API.")

@@ -103,8 +103,9 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 			MovePages:   b.PagesPerEpoch,
 			PageSize:    int64(numa.PageSize),
 		},
-		Decay:    0.5,
-		Cooldown: int64(cfg.Epoch) * 2,
+		Decay:      cfg.Planner.Decay,
+		Cooldown:   int64(cfg.Planner.Cooldown),
+		PromoteMin: cfg.Planner.PromoteMin,
 	}
 	if b.MigrateBytesPerSec > 0 {
 		pc.Budget.MoveBytes = max(b.MigrateBytesPerSec*int64(cfg.Epoch)/1e9, int64(numa.PageSize))

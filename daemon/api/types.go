@@ -210,6 +210,16 @@ type PolicyInfo struct {
 	Params  map[string]string `json:"params"`
 	Epoch   string            `json:"epoch"`
 	Budgets Budgets           `json:"budgets"`
+	// Planner is the planner's tuning (the config's planner block).
+	Planner PlannerParams `json:"planner"`
+}
+
+// PlannerParams tune the planner: heat decay per epoch, the hysteresis
+// after a move and the heat a slow block needs to be promoted.
+type PlannerParams struct {
+	Decay      float64 `json:"decay"`
+	Cooldown   string  `json:"cooldown"`
+	PromoteMin float64 `json:"promote_min"`
 }
 
 // Event types on the event stream.
