@@ -18,6 +18,10 @@ var (
 	// ErrNotPending is returned by Done for a block without a planned move
 	// in that direction.
 	ErrNotPending = errors.New("no planned move for block")
+	// ErrUntracked is returned by Done for a block untracked while its
+	// move was pending: the move was abandoned and Done changed nothing.
+	// Callers that drop blocks while moves run may ignore it.
+	ErrUntracked = errors.New("block untracked while its move was pending")
 )
 
 // Budget bounds the fast tier and the migrations of one epoch. A zero limit

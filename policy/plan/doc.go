@@ -18,7 +18,16 @@
 // Done reports as failed is admitted back. A move that is never reported
 // stays pending: its block is neither a candidate nor a victim, pending
 // promotions count against capacity and quotas, pending demotions count as
-// freed. Untrack abandons a pending move.
+// freed.
+//
+// Blocks may be untracked at any time, also while their moves are planned
+// or running (a request's decode blocks are freed, a process exits).
+// Untrack abandons the block's pending move: its bytes stop counting at
+// once, and no later Plan lists the block, even if it was sampled in the
+// epoch it was untracked. Done for the abandoned move changes nothing and
+// returns ErrUntracked, which callers may ignore (errors.Is); Done for an
+// ID the planner neither tracks nor has an abandoned move of returns
+// ErrUnknownBlock, a caller bug.
 //
 // # Decisions
 //

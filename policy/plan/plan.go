@@ -139,7 +139,9 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := &Plan{Epoch: p.epoch + 1}
 	cands := p.candidates(now)
 	p.epoch++
+	clear(p.touched) // drop references to untracked entries
 	p.touched = p.touched[:0]
+	p.expireAbandoned()
 
 	bud := p.newBudget()
 	needs, order := p.selectBatch(cands, &bud, pl)
@@ -203,7 +205,7 @@ func (p *Planner) candidates(now policy.Time) []*entry {
 	}
 	min := p.cfg.promoteMin()
 	for _, e := range p.touched {
-		if e.fast || e.pending != pendNone || e.b.Meta.Pinned {
+		if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
 			continue
 		}
 		if p.noPromote&(1<<e.b.Meta.Class) != 0 {

@@ -62,6 +62,7 @@ type entry struct {
 	lastMove  policy.Time
 	moved     bool
 	last      policy.Time // last sampled access
+	gone      bool        // untracked; touched may still hold it
 }
 
 // tenant is the fast-tier accounting of one tenant.
@@ -87,6 +88,7 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
+	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 }
 
@@ -101,6 +103,7 @@ func New(cfg Config) (*Planner, error) {
 		blocks:     map[policy.BlockID]*entry{},
 		tenants:    map[uint32]*tenant{},
 		pinnedSlow: map[policy.BlockID]*entry{},
+		abandoned:  map[policy.BlockID]abandon{},
 	}, nil
 }
 

@@ -15,6 +15,9 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	if _, ok := p.blocks[b.ID]; ok {
 		return fmt.Errorf("tracking block %d: %w", b.ID, ErrTracked)
 	}
+	// A reused ID is a new block: a late Done for the old one's abandoned
+	// move is no longer recognised.
+	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
 	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now}
 	e.pol = p.policyFor(t, e.bucket)
@@ -45,7 +48,9 @@ func (p *Planner) dropFast(e *entry) {
 }
 
 // Untrack forgets the block with id (it was freed or its region is gone).
-// A pending move of the block is abandoned.
+// A pending move of the block is abandoned: its bytes no longer count as
+// pending, no later plan lists the block, and Done for the move returns
+// ErrUntracked.
 func (p *Planner) Untrack(id policy.BlockID) error {
 	e, ok := p.blocks[id]
 	if !ok {
@@ -54,7 +59,11 @@ func (p *Planner) Untrack(id policy.BlockID) error {
 	if e.fast {
 		p.dropFast(e)
 	}
+	if e.pending != pendNone {
+		p.abandoned[id] = abandon{dir: e.pending, epoch: p.epoch}
+	}
 	p.unpend(e)
+	e.gone = true
 	e.pol.Forget(e.b)
 	e.ten.blocks--
 	delete(p.pinnedSlow, id)
