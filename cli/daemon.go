@@ -19,6 +19,8 @@ func init() { register(newDaemonCmd) }
 
 type daemonFlags struct {
 	config, socket, metrics string
+	logLevel                string
+	logJSON                 *bool // nil: keep the config's log.json
 	check, asJSON           bool
 }
 
@@ -33,6 +35,14 @@ func newDaemonCmd() *cobra.Command {
 			"--check validates the config and exits.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.logLevel != "" {
+				if err := daemon.CheckLogLevel(f.logLevel); err != nil {
+					return usageError("--log-level: %v", err)
+				}
+			}
+			if !cmd.Flags().Changed("log-json") {
+				f.logJSON = nil
+			}
 			if f.check {
 				return checkConfig(cmd, f)
 			}
@@ -43,6 +53,8 @@ func newDaemonCmd() *cobra.Command {
 	fl.StringVar(&f.config, "config", daemon.DefaultConfigPath, "HCL config file")
 	fl.StringVar(&f.socket, "socket", "", "API socket path (overrides api.socket)")
 	fl.StringVar(&f.metrics, "metrics-addr", "", "Prometheus listen address (overrides metrics.listen)")
+	fl.StringVar(&f.logLevel, "log-level", "", "log level: trace, debug, info, warn or error (overrides log.level)")
+	f.logJSON = fl.Bool("log-json", false, "log JSON lines, e.g. for journald (overrides log.json; --log-json=false forces text)")
 	fl.BoolVar(&f.check, "check", false, "validate the config and exit")
 	fl.BoolVar(&f.asJSON, "json", false, "with --check: print the result as JSON")
 	return cmd
@@ -77,6 +89,7 @@ func runDaemon(cmd *cobra.Command, f daemonFlags) error {
 	}
 	v, _ := Version()
 	d, err := daemon.New(cfg, daemon.Options{Socket: f.socket, MetricsAddr: f.metrics,
+		LogLevel: f.logLevel, LogJSON: f.logJSON,
 		LogOutput: cmd.ErrOrStderr(), Version: v, Notifier: daemon.NewNotifier()})
 	if err != nil {
 		switch {

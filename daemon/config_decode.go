@@ -160,7 +160,7 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		cfg.Metrics.Listen = *raw.Metrics.Listen
 	}
 	if raw.Log != nil {
-		if s, ok := d.enum(raw.Log.Level, "level", "trace", "debug", "info", "warn", "error"); ok {
+		if s, ok := d.enum(raw.Log.Level, "level", LogLevels...); ok {
 			cfg.Log.Level = s
 		}
 		if raw.Log.JSON != nil {

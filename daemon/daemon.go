@@ -23,6 +23,10 @@ type Options struct {
 	// metrics.listen when not empty.
 	Socket      string
 	MetricsAddr string
+	// LogLevel overrides log.level when not empty (one of LogLevels);
+	// LogJSON overrides log.json when not nil. Both hold across reloads.
+	LogLevel string
+	LogJSON  *bool
 	// Logger is the root logger; nil builds one from the config, writing
 	// to LogOutput (default stderr).
 	Logger    hclog.Logger
@@ -79,6 +83,11 @@ type Daemon struct {
 // tiering, opens the samplers, builds the planner and the mover. Run starts
 // serving.
 func New(cfg *Config, opts Options) (*Daemon, error) {
+	if opts.LogLevel != "" {
+		if err := CheckLogLevel(opts.LogLevel); err != nil {
+			return nil, err
+		}
+	}
 	cfg = cfg.withOverrides(opts)
 	if opts.Logger == nil {
 		out := opts.LogOutput
@@ -120,7 +129,8 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 	return d, nil
 }
 
-// withOverrides applies the command line's socket and metrics address.
+// withOverrides applies the command line's socket, metrics address and
+// logging.
 func (c *Config) withOverrides(o Options) *Config {
 	cp := *c
 	if o.Socket != "" {
@@ -128,6 +138,12 @@ func (c *Config) withOverrides(o Options) *Config {
 	}
 	if o.MetricsAddr != "" {
 		cp.Metrics.Listen = o.MetricsAddr
+	}
+	if o.LogLevel != "" {
+		cp.Log.Level = o.LogLevel
+	}
+	if o.LogJSON != nil {
+		cp.Log.JSON = *o.LogJSON
 	}
 	return &cp
 }

@@ -1,7 +1,10 @@
 package daemon
 
 import (
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -17,6 +20,17 @@ func NewLogger(cfg LogConfig, w io.Writer) hclog.Logger {
 		IncludeLocation: false,
 		TimeFormat:      "2006-01-02T15:04:05.000Z07:00",
 	})
+}
+
+// LogLevels are the levels log.level and --log-level accept.
+var LogLevels = []string{"trace", "debug", "info", "warn", "error"}
+
+// CheckLogLevel returns an error unless s is one of LogLevels.
+func CheckLogLevel(s string) error {
+	if slices.Contains(LogLevels, s) {
+		return nil
+	}
+	return fmt.Errorf("log level %q: want one of %s", s, strings.Join(LogLevels, ", "))
 }
 
 func levelOf(s string) hclog.Level {
