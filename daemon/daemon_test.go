@@ -155,14 +155,15 @@ func TestDaemonRoundTrip(t *testing.T) {
 func TestDaemonSamplesWorkload(t *testing.T) {
 	td := startDaemon(t, testConfig)
 	ctx := context.Background()
-	buf := alignedBuffer(4 << 20)
-	addr := uint64(uintptrOf(buf))
-	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: os.Getpid(), Addr: addr, Length: uint64(len(buf)),
+	// A child's fresh buffer: memory of this process may have been
+	// touched by earlier tests, and reused heap pages do not fault.
+	wl := startLazyWorkload(t)
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: 4 << 20,
 		BlockSize: 64 << 10})
 	if err != nil {
 		t.Fatalf("Register: %v", err)
 	}
-	touch(buf) // first touch: one page fault per page inside the watched region
+	wl.touch(t) // first touch: one page fault per page inside the watched region
 	eventually(t, 5*time.Second, "sampled accesses", func() bool {
 		r, err := td.client.Region(ctx, reg.ID)
 		return err == nil && r.Accesses > 0
