@@ -151,7 +151,10 @@ func (c *Config) withOverrides(o Options) *Config {
 // now is the daemon's policy clock: nanoseconds since start.
 func (d *Daemon) now() policy.Time { return policy.Time(time.Since(d.start)) }
 
-// Ready is closed once the API socket and the metrics listener are open.
+// Ready is closed once the API socket and the metrics listener are open,
+// the daemon has logged that it is ready (and, on a one-node host or with
+// kernel tiering in report mode, that it moves nothing) and READY=1 has
+// been sent to systemd.
 func (d *Daemon) Ready() <-chan struct{} { return d.ready }
 
 // Config returns the running config.
@@ -170,14 +173,17 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.api = srv
-	close(d.ready)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); d.loop(ctx) }()
 	go func() { defer wg.Done(); d.scanLoop(ctx) }()
+	// Announce before closing ready: whoever waits on Ready finds the
+	// "ready" line and what the daemon does on this host logged, and
+	// READY=1 sent to systemd.
 	d.announce()
+	close(d.ready)
 	<-ctx.Done()
 	d.log.Info("stopping")
 	close(d.stopping)

@@ -6,8 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/daemon/api"
 )
@@ -57,6 +60,66 @@ func TestNotifier(t *testing.T) {
 	t.Setenv("WATCHDOG_PID", "1")
 	if os.Getpid() != 1 && WatchdogInterval() != 0 {
 		t.Error("watchdog meant for another pid was honoured")
+	}
+}
+
+// TestReadyAfterAnnounce: when Ready is closed the daemon has already
+// logged that it is ready and what it does on this host, and sent READY=1
+// to systemd, so that a waiter on Ready needs no retry.
+func TestReadyAfterAnnounce(t *testing.T) {
+	skipUnlessRoot(t)
+	dir := t.TempDir()
+	notify := filepath.Join(dir, "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: notify, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", notify)
+	cfg, err := ParseConfig("ready.hcl", []byte(testConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	d, err := New(cfg, Options{Socket: filepath.Join(dir, "k.sock"), MetricsAddr: "127.0.0.1:0", Notifier: NewNotifier(),
+		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: logs, Level: hclog.Info})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	select {
+	case <-d.Ready():
+	case err := <-done:
+		t.Fatalf("Run: %v\n%s", err, logs)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready after 10s")
+	}
+	got := logs.String() // at once: nothing may be waited for
+	st := d.Status()
+	want := []string{"kvtier: ready: socket="}
+	switch {
+	case st.SingleNode:
+		want = append(want, "[WARN]  kvtier: one memory node: every block is in the fast tier and nothing moves")
+	case !st.Moving:
+		want = append(want, "[WARN]  kvtier: kernel tiering is on")
+	}
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("log when Ready was closed lacks %q:\n%s", w, got)
+		}
+	}
+	buf := make([]byte, 64)
+	conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if n, err := conn.Read(buf); err != nil || string(buf[:n]) != "READY=1" {
+		t.Errorf("first sd_notify message = %q, %v; want READY=1", buf[:n], err)
 	}
 }
 
