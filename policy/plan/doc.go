@@ -38,18 +38,26 @@
 // (think_complete by default: classes demote one way) and blocks moved less
 // than Cooldown ago (hysteresis) are not candidates.
 //
-// Plan makes the decision for the whole batch in one pass. It first selects
-// the batch in rank order within the migration budget (bytes, blocks and
-// pages per epoch, promotions and demotions together), reserving budget
-// for the demotions each promotion makes necessary, and so computes the
-// shortage: per tenant, the bytes over its fast-tier quota, and globally,
-// the bytes over the fast-tier capacity. Then, for each tenant in the
-// batch, its own blocks go first (quota and global shortage); other
-// tenants' blocks are taken only for the global shortage that remains,
-// lowest reference count first, and each affected tenant gets an Event.
-// Promotions whose room could not be made are deferred, lowest rank first.
-// Tenants over their quota without promotions (a quota shrank) demote
-// their own blocks, and a tier over capacity demotes from every tenant.
+// Plan makes the decision for the whole batch in one pass. An operator's
+// budget comes first: while the tier is over its capacity or a tenant over
+// its quota (a budget shrank, or regions were registered fast beyond it),
+// the demotions that reduce the overage get the migration budget before
+// any promotion. Each tenant over its quota demotes its own blocks,
+// largest overage first, then what is still over the capacity comes from
+// every tenant; so an overage of N bytes is gone within ceil(N/MoveBytes)
+// epochs whatever the promotion pressure. No promotion goes into a tier or
+// tenant that is still over budget after those demotions.
+//
+// With the budget that is left, Plan selects the batch in rank order
+// (bytes, blocks and pages per epoch, promotions and demotions together),
+// reserving budget for the demotions each promotion makes necessary, and
+// so computes the shortage: per tenant, the bytes over its fast-tier
+// quota, and globally, the bytes over the fast-tier capacity. Then, for
+// each tenant in the batch, its own blocks go first (quota and global
+// shortage); other tenants' blocks are taken only for the global shortage
+// that remains, lowest reference count first, and each affected tenant
+// gets an Event. Promotions whose room could not be made are deferred,
+// lowest rank first.
 //
 // # Buckets
 //

@@ -57,8 +57,10 @@ type Plan struct {
 	Demote  []Move
 	Promote []Move
 	Events  []Event
-	// Shortage is the fast-tier room (bytes) the selected promotions and
-	// over-quota tenants needed, computed before any victim was chosen.
+	// Shortage is the fast-tier room (bytes) needed, computed before any
+	// victim was chosen: the overage the plan started from (the larger of
+	// the tier's and the sum of the tenants' over their quotas) plus the
+	// room the selected promotions needed.
 	Shortage int64
 	// Deferred counts promotion candidates left for a later epoch because
 	// of the migration budget or because no room could be made.
@@ -127,14 +129,19 @@ type need struct {
 	reserve [2]int64 // budget reserved for its demotions: bytes, blocks
 }
 
-// Plan decides this epoch's moves at now. It ranks promotion candidates
-// (pinned first, then priority, then heat), selects a batch within the
-// migration budget while computing the shortage it causes, per tenant and
-// globally, and then frees exactly that room: each tenant's own blocks
-// first, other tenants' blocks (lowest reference count first) only for
-// what remains. Promotions that still do not fit are deferred. Victims are
-// taken out of the policy (Evict) as they are chosen; promotions are
-// admitted only when Done reports them.
+// Plan decides this epoch's moves at now. An operator's budget comes
+// first: while the tier or a tenant is over its fast-tier budget (a quota
+// or the capacity shrank, or regions were registered fast beyond it), the
+// demotions that reduce the overage get the migration budget before any
+// promotion, and no promotion goes into a tier or tenant still over budget
+// after them. With what is left, Plan ranks promotion candidates (pinned
+// first, then priority, then heat), selects a batch within the migration
+// budget while computing the shortage it causes, per tenant and globally,
+// and then frees exactly that room: each tenant's own blocks first, other
+// tenants' blocks (lowest reference count first) only for what remains.
+// Promotions that still do not fit are deferred. Victims are taken out of
+// the policy (Evict) as they are chosen; promotions are admitted only when
+// Done reports them.
 func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := &Plan{Epoch: p.epoch + 1}
 	cands := p.candidates(now)
@@ -144,15 +151,11 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	p.expireAbandoned()
 
 	bud := p.newBudget()
-	needs, order := p.selectBatch(cands, &bud, pl)
+	pl.Shortage = p.shed(&bud, now, pl)
+	order := p.selectBatch(cands, &bud, pl)
 	for _, n := range order {
 		pl.Shortage += max(n.quota, n.global)
 	}
-	// Room every over-quota tenant or an over-full tier needs even without
-	// promotions (a quota or the capacity shrank).
-	overall, order := p.overCapacity(needs, order)
-	pl.Shortage += overall
-
 	for _, n := range order {
 		bud.give(n.reserve[0], n.reserve[1])
 		freed := p.evictOwn(n.t, max(n.quota, n.global), reasonFor(n), &bud, now, pl)
@@ -166,13 +169,6 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	for _, n := range order {
 		p.commit(n, pl)
-	}
-	// What is still over capacity (the capacity shrank, or blocks were
-	// tracked as fast beyond it) comes from every tenant.
-	if c := p.cfg.Budget.FastBytes; c > 0 {
-		if over := p.used + p.incoming - p.outgoing - c; over > 0 {
-			p.evictOthers(nil, over, &bud, now, pl)
-		}
 	}
 	// Candidates were never pending, so the pending ones are this plan's
 	// promotions, listed in rank order.
@@ -238,12 +234,19 @@ func (p *Planner) candidates(now policy.Time) []*entry {
 // selectBatch picks promotions in rank order while they fit the budget,
 // reserving budget for the demotions each one makes necessary (assuming
 // victims of the candidate's size), and records each tenant's shortage.
-func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) (map[uint32]*need, []*need) {
+// It runs after shed, so a tier or tenant still over budget could not be
+// brought back under it this epoch: no promotion goes there.
+func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
 	needs := map[uint32]*need{}
 	var order []*need
 	capB := p.cfg.Budget.FastBytes
-	globalFree := capB - p.used - p.incoming + p.outgoing
+	globalFree := capB - p.load()
+	if capB > 0 && globalFree < 0 {
+		pl.Deferred += len(cands)
+		return nil
+	}
 	tenantFree := map[uint32]int64{}
+	over := map[uint32]bool{} // tenants over quota before the batch
 	for i, e := range cands {
 		if bud.empty() {
 			pl.Deferred += len(cands) - i
@@ -252,17 +255,21 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) (map[uint32
 		size := e.b.Meta.Size
 		t := e.ten
 		q := p.cfg.quota(t.id)
-		if (capB > 0 && size > capB) || (q > 0 && size > q) {
+		tf, seen := tenantFree[t.id]
+		if !seen {
+			tf = q - t.load()
+			tenantFree[t.id] = tf
+			if q > 0 && tf < 0 {
+				over[t.id] = true
+			}
+		}
+		if (capB > 0 && size > capB) || (q > 0 && size > q) || over[t.id] {
 			pl.Deferred++
 			continue
 		}
 		var gShort, qShort int64
 		if capB > 0 {
 			gShort = max(0, size-max(globalFree, 0))
-		}
-		tf, seen := tenantFree[t.id]
-		if !seen {
-			tf = q - t.used - t.incoming + t.outgoing
 		}
 		if q > 0 {
 			qShort = max(0, size-max(tf, 0))
@@ -280,9 +287,6 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) (map[uint32
 		n := needs[t.id]
 		if n == nil {
 			n = &need{t: t}
-			if q > 0 && tf < 0 {
-				n.quota = -tf // already over quota before this batch
-			}
 			needs[t.id] = n
 			order = append(order, n)
 		}
@@ -294,5 +298,5 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) (map[uint32
 		globalFree -= size
 		tenantFree[t.id] = tf - size
 	}
-	return needs, order
+	return order
 }

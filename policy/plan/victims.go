@@ -6,32 +6,53 @@ import (
 	"github.com/kvtier/kvtier/policy"
 )
 
-// overCapacity returns the bytes by which the tier is over capacity before
-// the batch, and appends to order the tenants over their quota that have no
-// promotion this epoch: they free their own blocks.
-func (p *Planner) overCapacity(needs map[uint32]*need, order []*need) (int64, []*need) {
-	var over int64
-	if c := p.cfg.Budget.FastBytes; c > 0 {
-		over = max(0, p.used+p.incoming-p.outgoing-c)
+// load is the fast-tier bytes the planner counts against the capacity:
+// resident blocks and pending promotions, less pending demotions.
+func (p *Planner) load() int64 { return p.used + p.incoming - p.outgoing }
+
+// load is the fast-tier bytes counted against t's quota.
+func (t *tenant) load() int64 { return t.used + t.incoming - t.outgoing }
+
+// shed spends the migration budget on bringing over-budget tenants and an
+// over-full tier back under budget, before any promotion is considered:
+// first each tenant over its quota demotes its own blocks (largest overage
+// first, so tenants equally over take turns), which also reduces the
+// tier's overage; then what is still over the capacity comes from every
+// tenant. It returns the overage it started from: the larger of the
+// tier's and the sum of the tenants'.
+func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
+	type overage struct {
+		t     *tenant
+		bytes int64
 	}
-	var ids []uint32
+	var overs []overage
+	var global, sum int64
+	c := p.cfg.Budget.FastBytes
+	if c > 0 {
+		global = max(0, p.load()-c)
+	}
 	for id, t := range p.tenants {
-		if _, ok := needs[id]; ok {
-			continue
-		}
-		if q := p.cfg.quota(id); q > 0 && t.used+t.incoming-t.outgoing > q {
-			ids = append(ids, id)
+		if q := p.cfg.quota(id); q > 0 && t.load() > q {
+			overs = append(overs, overage{t, t.load() - q})
+			sum += t.load() - q
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		t := p.tenants[id]
-		n := &need{t: t, quota: t.used + t.incoming - t.outgoing - p.cfg.quota(id)}
-		needs[id] = n
-		order = append(order, n)
+	sort.Slice(overs, func(i, j int) bool {
+		if overs[i].bytes != overs[j].bytes {
+			return overs[i].bytes > overs[j].bytes
+		}
+		return overs[i].t.id < overs[j].t.id
+	})
+	for _, o := range overs {
+		if bud.empty() {
+			break
+		}
+		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl)
 	}
-	// Quota evictions also reduce the global overage.
-	return over, order
+	if over := p.load() - c; c > 0 && over > 0 && !bud.empty() {
+		p.evictOthers(nil, over, bud, now, pl)
+	}
+	return max(global, sum)
 }
 
 // take demotes victims from pol until bytes are freed, the bucket runs out
