@@ -229,7 +229,8 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		}
 		id := m.r.blocks[m.index].ID
 		if err := d.planner.Done(id, m.promote, ok, now); err != nil {
-			continue // the region was dropped while the mover ran
+			d.doneFailed(m, err)
+			continue
 		}
 		if !ok {
 			continue
@@ -260,6 +261,24 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 	for _, ev := range agg {
 		d.events.publish(*ev)
 	}
+}
+
+// doneFailed handles an outcome the planner did not accept. A block freed
+// between the plan and now (its region unregistered or its process gone
+// while the mover ran) is normal: ErrUntracked. Anything else
+// (ErrNotPending, ErrUnknownBlock) means the daemon and the planner
+// disagree about which moves are pending: a bug, logged and counted.
+func (d *Daemon) doneFailed(m plannedMove, err error) {
+	if errors.Is(err, plan.ErrUntracked) {
+		return
+	}
+	dir := dirDemote
+	if m.promote {
+		dir = dirPromote
+	}
+	d.metrics.epochErrors.Inc()
+	d.log.Named("planner").Error("planner refused a move's outcome", "region", m.r.id, "block", m.index,
+		"direction", dir, "error", err)
 }
 
 // crossTenantEvent tells the tenant whose blocks were taken.

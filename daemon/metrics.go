@@ -71,7 +71,7 @@ func newMetrics(version string) *metrics {
 	m.epoch = f.histogram("epoch_duration_seconds", "Wall time of one epoch: drain, decide, move, feedback.",
 		prometheus.ExponentialBuckets(100e-6, 4, 10))
 	m.epochs = f.counter("epochs_total", "Epochs run.")
-	m.epochErrors = f.counter("epoch_errors_total", "Per-process errors met in epochs (the loop goes on).")
+	m.epochErrors = f.counter("epoch_errors_total", "Errors met in epochs: a sampler that failed to drain, a move outcome the planner refused (the loop goes on).")
 	m.fairness = f.gauge("tenant_fairness_jain", "Jain's fairness index of per-tenant fast-tier hit ratios (1 is fair).")
 	m.budgetUse = f.gaugeVec("budget_usage_ratio", "Share of each budget used in the last epoch (0 when unlimited).", "budget")
 	m.tenantQuota = f.gaugeVec("tenant_fast_quota_bytes", "Fast-tier quota of each tenant with a budget (0 is no limit).", "tenant")
