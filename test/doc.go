@@ -15,6 +15,26 @@
 // protocol, placement queries and moves). Package test/guest writes the
 // initramfs, boots the guest and parses the results.
 //
+// One guest boot serves several checks where it can (a boot costs 20-90 s
+// under TCG). Each boot's wall time is printed at the end and written to
+// test/.cache/e2e-timings.json.
+//
+//	TestTopologyAndMoves  scenario 1 without the daemon: 6.12 cxl and cxl-hmat, 6.1 cxl
+//	TestConvergence       scenario 1 with the daemon (lru, page faults and hints)
+//	TestPolicies          2 regret (lru and regret_aware on one script, uprobe sampler)
+//	                      and 3 budgets (metrics sampled over time, SIGHUP)
+//	TestRules             4 pinned blocks and classes (tiered_classes), then a THP
+//	                      arena under the DAMON sampler
+//	TestFaults            5 workload and daemon killed mid-migration, node 1 full
+//	                      (topology cxl-small: node 1 has 192 MiB)
+//	TestInput             7 kernel_tiering refuse/report/disable, then 6 malformed
+//	                      API requests and configs
+//
+// Placement is always checked from inside the guest by the probe's
+// move_pages(2) queries, the daemon's behaviour over time by its
+// Prometheus metrics scraped every 250-500 ms (probe scrape), and the
+// data by the workload's per-block CRC-32C.
+//
 // Set E2E_KEEP_LOGS=1 to keep every guest's console log under
 // test/.cache/logs (failing guests' logs are always kept there), and
 // E2E_REPLAY=test/.cache/logs to check kept logs again without booting.

@@ -160,6 +160,12 @@ func boot(t *testing.T, sc scenario) *run {
 		r.recordTiming()
 	}
 	t.Logf("guest %s: %s on %s, wall %.1fs", sc.name, topo.Name, k.Package, b.Wall.Seconds())
+	t.Cleanup(func() {
+		if t.Failed() && os.Getenv("E2E_REPLAY") == "" {
+			r.saveLog()
+			t.Logf("guest console log: %s (last lines, cut to 240 columns)\n%s", r.logPath, tail(r.boot.Console, 40))
+		}
+	})
 	switch {
 	case err != nil:
 		r.fatal("boot failed: %v", err)
@@ -171,12 +177,6 @@ func boot(t *testing.T, sc scenario) *run {
 	if os.Getenv("E2E_KEEP_LOGS") == "1" {
 		r.saveLog()
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			r.saveLog()
-			t.Logf("guest console log: %s (last lines, cut to 240 columns)\n%s", r.logPath, tail(r.boot.Console, 40))
-		}
-	})
 	return r
 }
 

@@ -24,7 +24,6 @@ func TestPolicies(t *testing.T) {
 	t.Run("budgets", func(t *testing.T) { r.with(t).checkBudgets() })
 }
 
-
 // checkRegret asserts scenario 2 on both daemon runs of the same script:
 // the burst blocks B (demoted when read) are promoted again and counted by
 // kvtier_regret_events_total, and regret_aware then holds B on node 0 for
@@ -246,4 +245,3 @@ func seq(from, to int) []int {
 	}
 	return out
 }
-

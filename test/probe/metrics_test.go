@@ -19,7 +19,7 @@ go_goroutines 9
 		t.Fatal(err)
 	}
 	want := map[string]float64{
-		"kvtier_epochs_total": 12,
+		"kvtier_epochs_total":                             12,
 		`kvtier_migrated_bytes_total{direction="demote"}`: 4194304,
 		"kvtier_epoch_duration_seconds_sum":               0.25,
 	}
