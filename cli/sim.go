@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kvtier/kvtier/daemon"
 	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
@@ -22,6 +23,7 @@ type simFlags struct {
 	workloads, traces, policies []string
 	preset, scenario, mode      string
 	quant                       string
+	fastBytes, slowBytes        string
 	seed                        int64
 	sampleRate                  float64
 	epoch, capacityBlocks       int
@@ -40,9 +42,13 @@ func newSimCmd() *cobra.Command {
 			"hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n\n" +
 			"Modes: cache (the seed study's: misses promote), tiering (the daemon's: sampled accesses,\n" +
 			"epochs, the planner moves within a budget) and blocks (--capacity-blocks N: one tier of N\n" +
-			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.",
+			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.\n\n" +
+			"--fast-bytes and --slow-bytes override the capacities of tier 0 and tier 1 of the preset\n" +
+			"and scenario. A trace whose largest block does not fit tier 0 is refused: replaying the\n" +
+			"daemon's 2 MiB blocks needs --fast-bytes (kvlab's tier 0 holds tens of kB) or blocks mode.",
 		Example: "  kvtier sim --workload adversarial_burst --scenario medium --policy lru,cost_aware,regret_aware:weight=12,horizon=24\n" +
-			"  kvtier sim --trace mooncake.jsonl --capacity-blocks 4096 --policy arc --policy s3fifo --json",
+			"  kvtier sim --trace mooncake.jsonl --capacity-blocks 4096 --policy arc --policy s3fifo --json\n" +
+			"  kvtier sim --trace recorded.jsonl --mode tiering --preset cxl --fast-bytes 4GiB --policy regret_aware",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
 	}
@@ -53,6 +59,8 @@ func newSimCmd() *cobra.Command {
 	fl.StringVar(&f.preset, "preset", "kvlab", "tier preset: "+strings.Join(sim.Presets(), ", "))
 	fl.StringVar(&f.scenario, "scenario", "medium", "capacity scenario: "+strings.Join(sim.Scenarios(), ", "))
 	fl.StringVar(&f.mode, "mode", "cache", "simulation mode: cache, tiering or blocks")
+	fl.StringVar(&f.fastBytes, "fast-bytes", "", "capacity of tier 0 (the fast tier), overriding the preset's: 2GiB, 512MiB, 4096")
+	fl.StringVar(&f.slowBytes, "slow-bytes", "", "capacity of tier 1 (the slow tier), overriding the preset's")
 	fl.StringVar(&f.quant, "quant", "fp16", "KV quantisation: fp16, fp8, int8, int4, int2")
 	fl.Int64Var(&f.seed, "seed", 42, "workload and policy seed")
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "tiering: share of accesses the sampler sees")
@@ -105,7 +113,56 @@ func (f *simFlags) config() (sim.Config, error) {
 			return cfg, usageError("%v", err)
 		}
 	}
-	return cfg, nil
+	return cfg, f.overrideTiers(&cfg)
+}
+
+// overrideTiers applies --fast-bytes and --slow-bytes to tiers 0 and 1 of
+// the hierarchy and notes them in its scenario ("medium,fast=2GiB"), so
+// the results say which capacities they were measured with.
+func (f *simFlags) overrideTiers(cfg *sim.Config) error {
+	for _, o := range []struct {
+		flag, val, label string
+		tier             int
+	}{{"fast-bytes", f.fastBytes, "fast", 0}, {"slow-bytes", f.slowBytes, "slow", 1}} {
+		if o.val == "" {
+			continue
+		}
+		if cfg.Mode == sim.ModeBlocks {
+			return usageError("--%s: blocks mode (--capacity-blocks) has a single tier counted in unit blocks; "+
+				"drop --%s or --capacity-blocks", o.flag, o.flag)
+		}
+		n, err := daemon.ParseSize(o.val)
+		if err != nil {
+			return usageError("--%s: %v", o.flag, err)
+		}
+		if n <= 0 {
+			return usageError("--%s %s: want a capacity > 0", o.flag, o.val)
+		}
+		cfg.Hierarchy.Tiers[o.tier].Capacity = n
+		cfg.Hierarchy.Scenario += "," + o.label + "=" + daemon.FormatSize(n)
+	}
+	return nil
+}
+
+// checkFits refuses a trace whose largest block cannot fit tier 0: no such
+// block could ever be in the fast tier, and with a trace of equal blocks
+// (the daemon records 2 MiB blocks) every fast hit ratio would be 0.
+func checkFits(cfg sim.Config, traces []*sim.Trace) error {
+	if cfg.Mode == sim.ModeBlocks {
+		return nil
+	}
+	t0 := cfg.Hierarchy.Tiers[0]
+	for _, t := range traces {
+		size := cfg.Quant.Scale(t.MaxBlockBytes())
+		if t.MaxBlockBytes() == 0 || size <= t0.Capacity {
+			continue
+		}
+		return usageError("%s: its largest block is %s (%d bytes in %s) but tier 0 (%s of preset %s, scenario %s) "+
+			"holds %d bytes, so the block can never be in the fast tier; give --fast-bytes SIZE (at least %s) "+
+			"or --capacity-blocks N (a fast tier of N blocks of any size)", t.Name, daemon.FormatSize(size), size,
+			cfg.Quant, t0.Name, cfg.Hierarchy.Preset, cfg.Hierarchy.Scenario, t0.Capacity, daemon.FormatSize(size))
+	}
+	return nil
 }
 
 // simTraces prepares the workloads and trace files named by the flags.
@@ -157,6 +214,9 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	}
 	traces, err := f.simTraces()
 	if err != nil {
+		return err
+	}
+	if err := checkFits(cfg, traces); err != nil {
 		return err
 	}
 	var all []sim.Result

@@ -54,6 +54,7 @@ type Trace struct {
 	metas    []policy.Meta // distinct metadata values
 	keys     []uint64      // block key of each dense index
 	accesses int
+	maxSize  int64 // largest fp16 size of an accessed block
 }
 
 // Records returns the number of records.
@@ -64,6 +65,12 @@ func (t *Trace) Accesses() int { return t.accesses }
 
 // Blocks returns the number of distinct blocks.
 func (t *Trace) Blocks() int { return len(t.keys) }
+
+// MaxBlockBytes returns the fp16 size in bytes of the largest block the
+// trace accesses (DefaultBlockBytes for a record that gives no size), 0
+// for a trace without accesses. Config.Quant.Scale gives its size in the
+// run's format.
+func (t *Trace) MaxBlockBytes() int64 { return t.maxSize }
 
 // kept reports whether the records are held in memory.
 func (t *Trace) kept() bool { return t.code != nil }
@@ -140,6 +147,11 @@ func Prepare(name string, open Opener) (*Trace, error) {
 		if rec.Op == trace.OpAccess {
 			steps = append(steps, uint32(t.accesses))
 			t.accesses++
+			size := rec.Meta.Size
+			if size <= 0 {
+				size = DefaultBlockBytes
+			}
+			t.maxSize = max(t.maxSize, size)
 		} else {
 			steps = append(steps, never)
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kvtier/kvtier/policy/trace"
@@ -82,5 +83,36 @@ func TestRunAllocsPerRecord(t *testing.T) {
 		if a, b := allocs(short), allocs(long); b > a+8 {
 			t.Errorf("%s: %v allocations for %d records, %v for %d", p, a, short.Records(), b, long.Records())
 		}
+	}
+}
+
+// TestMaxBlockBytes: the largest accessed block, a record without a size
+// counting as DefaultBlockBytes; frees and updates do not count.
+func TestMaxBlockBytes(t *testing.T) {
+	tests := []struct {
+		name  string
+		jsonl string
+		want  int64
+	}{
+		{"empty", "", 0},
+		{"no size", `{"op":"access","time":1,"block":1}` + "\n", DefaultBlockBytes},
+		{"largest", `{"op":"access","time":1,"block":1,"size":4096}
+{"op":"access","time":2,"block":2,"size":2097152}
+{"op":"access","time":3,"block":3,"size":65536}
+{"op":"free","time":4,"block":4,"size":8388608}
+`, 2 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr, err := Prepare(tt.name, func() (trace.Reader, error) {
+				return trace.NewJSONL(strings.NewReader(tt.jsonl), tt.name), nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.MaxBlockBytes(); got != tt.want {
+				t.Errorf("MaxBlockBytes() = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

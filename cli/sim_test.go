@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/sim"
+	"github.com/kvtier/kvtier/policy/trace"
+)
+
+// recordedTrace writes a kvtier JSONL trace like one the daemon records:
+// 48 blocks of 2 MiB, 3,000 accesses, two thirds of them to a hot set of
+// 7 blocks.
+func recordedTrace(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "recorded.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := trace.NewJSONLWriter(f)
+	for i := range 3000 {
+		block := uint64(i*13) % 48
+		if i%3 != 0 {
+			block = uint64(i % 7)
+		}
+		rec := trace.Record{Op: trace.OpAccess, Time: int64(i), Block: block,
+			Meta: policy.Meta{Size: 2 << 20, RefCount: 1, Priority: policy.PriorityNormal}}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// simJSON runs kvtier sim --json with args and decodes its results.
+func simJSON(t *testing.T, args ...string) []sim.Result {
+	t.Helper()
+	code, out, errs := runCLI(append([]string{"sim", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("sim %v: exit %d: %s", args, code, errs)
+	}
+	var rs []sim.Result
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("sim %v: %v\n%s", args, err, out)
+	}
+	return rs
+}
+
+// With the defaults (kvlab medium: tier 0 holds 42,666 bytes) no 2 MiB
+// block fits the fast tier: the command says so and exits 2 instead of
+// printing hit ratios of 0.
+func TestSimBlockTooLarge(t *testing.T) {
+	path := recordedTrace(t)
+	for _, mode := range []string{"cache", "tiering"} {
+		t.Run(mode, func(t *testing.T) {
+			code, out, errs := runCLI("sim", "--trace", path, "--mode", mode, "--policy", "lru")
+			if code != ExitUsage || out != "" {
+				t.Fatalf("exit %d, stdout %q, want %d and nothing", code, out, ExitUsage)
+			}
+			for _, want := range []string{path, "2MiB (2097152 bytes in fp16)", "tier0 of preset kvlab, scenario medium",
+				"holds 42666 bytes", "--fast-bytes SIZE (at least 2MiB)", "--capacity-blocks N"} {
+				if !strings.Contains(errs, want) {
+					t.Errorf("message %q lacks %q", errs, want)
+				}
+			}
+		})
+	}
+	// int4 makes the block 512 KiB: still too large.
+	code, _, errs := runCLI("sim", "--trace", path, "--quant", "int4", "--fast-bytes", "256KiB")
+	if code != ExitUsage || !strings.Contains(errs, "512KiB (524288 bytes in int4)") ||
+		!strings.Contains(errs, "scenario medium,fast=256KiB") {
+		t.Errorf("int4: exit %d: %s", code, errs)
+	}
+}
+
+// --fast-bytes 32 MiB holds 16 of the trace's blocks, so the hot set fits
+// and every policy hits in the fast tier, in both modes; blocks mode
+// needs no override.
+func TestSimFastBytes(t *testing.T) {
+	path := recordedTrace(t)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"cache", []string{"--fast-bytes", "32MiB"}},
+		{"tiering", []string{"--mode", "tiering", "--fast-bytes", "32MiB", "--epoch", "32"}},
+		{"blocks", []string{"--capacity-blocks", "16"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := simJSON(t, append([]string{"--trace", path, "--policy", "lru,arc"}, tt.args...)...)
+			if len(rs) == 0 {
+				t.Fatal("no results")
+			}
+			for _, r := range rs {
+				if r.FastHitRatio < 0.5 || r.Accesses != 3000 {
+					t.Errorf("%s: fast hit ratio %.3f over %d accesses, want >= 0.5 over 3000",
+						r.Policy, r.FastHitRatio, r.Accesses)
+				}
+				if tt.name != "blocks" && r.Scenario != "medium,fast=32MiB" {
+					t.Errorf("%s: scenario %q, want medium,fast=32MiB", r.Policy, r.Scenario)
+				}
+			}
+		})
+	}
+}
+
+// --slow-bytes sizes tier 1: with room for every block there, the cache
+// mode serves more accesses from it than with room for two.
+func TestSimSlowBytes(t *testing.T) {
+	path := recordedTrace(t)
+	tier1 := func(slow string) int64 {
+		rs := simJSON(t, "--trace", path, "--policy", "lru", "--fast-bytes", "16MiB", "--slow-bytes", slow)
+		for _, r := range rs {
+			if r.Policy == "lru" {
+				if want := "medium,fast=16MiB,slow=" + slow; r.Scenario != want {
+					t.Errorf("scenario %q, want %q", r.Scenario, want)
+				}
+				return r.Hits[1]
+			}
+		}
+		t.Fatal("no lru result")
+		return 0
+	}
+	small, large := tier1("4MiB"), tier1("128MiB")
+	if large <= small {
+		t.Errorf("tier 1 hits: %d with 128 MiB, %d with 4 MiB: want more with more room", large, small)
+	}
+}
+
+func TestSimCapacityFlagErrors(t *testing.T) {
+	path := recordedTrace(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fast-bytes", "lots"}, `--fast-bytes: size "lots"`},
+		{[]string{"--fast-bytes", "0"}, "--fast-bytes 0: want a capacity > 0"},
+		{[]string{"--slow-bytes", "-1MiB"}, "--slow-bytes: size \"-1MiB\" is negative"},
+		{[]string{"--capacity-blocks", "8", "--fast-bytes", "1GiB"}, "drop --fast-bytes or --capacity-blocks"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(append([]string{"sim", "--trace", path}, tt.args...)...)
+			if code != ExitUsage || out != "" || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q: want %d and %q", code, out, errs, ExitUsage, tt.want)
+			}
+		})
+	}
+}
