@@ -202,7 +202,9 @@ func TestRecordReplay(t *testing.T) {
 	t.Run("cli", func(t *testing.T) {
 		bin := buildKvtier(t)
 		for _, args := range [][]string{
-			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--json"},
+			// The recorded blocks (64-256 KiB) do not fit the kvlab preset's
+			// 42 KB tier 0, which kvtier sim refuses: give it room for 8.
+			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--fast-bytes", "2MiB", "--json"},
 			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--mode", "tiering", "--preset", "cxl",
 				"--scenario", "constrained", "--epoch", "8", "--json"},
 			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--capacity-blocks", "8", "--json"},
