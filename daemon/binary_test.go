@@ -43,6 +43,13 @@ func TestBinaryCheck(t *testing.T) {
 	if !strings.Contains(string(out), bad+":3:16: Invalid size: fast_bytes") {
 		t.Fatalf("--check output lacks the position:\n%s", out)
 	}
+	// A sampler option bpf would refuse at Open is a config error.
+	abi := filepath.Join(dir, "abi.hcl")
+	os.WriteFile(abi, []byte("sampler \"uprobe\" {\n  abi = \"fortran\"\n}\n"), 0o600)
+	out, err = exec.Command(bin, "daemon", "--check", "--config", abi).CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), abi+":2:9: Invalid sampler parameter") {
+		t.Fatalf("--check of a bad sampler abi: %v, want exit 2 at %s:2:9\n%s", err, abi, out)
+	}
 	good := filepath.Join(dir, "good.hcl")
 	os.WriteFile(good, []byte(testConfig), 0o600)
 	if out, err := exec.Command(bin, "daemon", "--check", "--config", good).CombinedOutput(); err != nil ||

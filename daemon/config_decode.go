@@ -145,7 +145,7 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 			d.fail(s.DefRange, "Duplicate sampler", fmt.Sprintf("sampler %q is configured twice", s.Name))
 		}
 		seen[s.Name] = true
-		cfg.Samplers = append(cfg.Samplers, SamplerConfig{Name: s.Name, Params: d.params(s.Params)})
+		cfg.Samplers = append(cfg.Samplers, d.sampler(s))
 	}
 	if raw.Policy != nil {
 		d.policy(raw.Policy, cfg)
@@ -269,7 +269,7 @@ func (d *decoder) planner(p *rawPlanner, cfg *Config) {
 }
 
 func (d *decoder) policy(p *rawNamed, cfg *Config) {
-	spec := policy.Spec{Name: p.Name, Params: d.params(p.Params)}
+	spec := policy.Spec{Name: p.Name, Params: d.params(p.Params, nil)}
 	info, err := policy.Lookup(p.Name)
 	if err != nil {
 		d.fail(p.DefRange, "Unknown policy", fmt.Sprintf("%v; `kvtier policies` lists them", err))

@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -161,12 +162,20 @@ func (d *decoder) priority(e hcl.Expression) (policy.Priority, bool) {
 	return 0, false
 }
 
-// params turns a block's attributes into policy or sampler parameters.
-func (d *decoder) params(body hcl.Body) map[string]string {
+// params turns a block's attributes into policy or sampler parameters, in
+// the order of their names. check, when not nil, is called with each
+// attribute and its value as a string, to report what is wrong with it.
+func (d *decoder) params(body hcl.Body, check func(a *hcl.Attribute, value string)) map[string]string {
 	out := map[string]string{}
 	attrs, diags := body.JustAttributes()
 	d.diags = append(d.diags, diags...)
-	for name, a := range attrs {
+	names := make([]string, 0, len(attrs))
+	for name := range attrs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		a := attrs[name]
 		v, ok := d.value(a.Expr)
 		if !ok || !v.IsKnown() {
 			continue
@@ -175,11 +184,20 @@ func (d *decoder) params(body hcl.Body) map[string]string {
 		case cty.String:
 			out[name] = v.AsString()
 		case cty.Number:
-			out[name] = v.AsBigFloat().Text('g', -1)
+			// Whole numbers as integers: 'g' would write 1e+06.
+			if n, ok := wholeNumber(v); ok {
+				out[name] = strconv.FormatInt(n, 10)
+			} else {
+				out[name] = v.AsBigFloat().Text('g', -1)
+			}
 		case cty.Bool:
 			out[name] = strconv.FormatBool(v.True())
 		default:
 			d.fail(a.Expr.Range(), "Incorrect parameter type", name+": want a string, number or bool")
+			continue
+		}
+		if check != nil {
+			check(a, out[name])
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kvtier/kvtier/bpf"
@@ -173,34 +172,4 @@ func (d *Daemon) openSamplers() {
 		}
 		d.samplers = append(d.samplers, st)
 	}
-}
-
-// samplerOptions maps a sampler block's parameters to bpf.Options.
-func samplerOptions(sc SamplerConfig, o Options) (bpf.Options, error) {
-	opts := bpf.Options{SysRoot: o.SysRoot, ProcRoot: o.ProcRoot}
-	for k, v := range sc.Params {
-		var err error
-		switch k {
-		case "period":
-			opts.SamplePeriod, err = strconv.ParseUint(v, 10, 64)
-		case "max_blocks":
-			var n uint64
-			n, err = strconv.ParseUint(v, 10, 32)
-			opts.MaxBlocks = uint32(n)
-		case "pmu":
-			opts.PMU = v
-		case "binary":
-			opts.Binary = v
-		case "symbol":
-			opts.Symbol = v
-		case "abi":
-			opts.ABI = bpf.ABI(v)
-		default:
-			return opts, fmt.Errorf("sampler %s: unknown parameter %q (want period, max_blocks, pmu, binary, symbol or abi)", sc.Name, k)
-		}
-		if err != nil {
-			return opts, fmt.Errorf("sampler %s: parameter %s=%q: want a whole number", sc.Name, k, v)
-		}
-	}
-	return opts, nil
 }

@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/kvtier/kvtier/bpf"
+)
+
+// pmuKinds are the values of a perf sampler's pmu parameter: the PMUs
+// bpf.DetectPMU can be told to use.
+var pmuKinds = []string{"pebs", "pebs-l3miss", "ibs"}
+
+// samplerParamNames lists the parameters a sampler block may set.
+const samplerParamNames = "period, max_blocks, pmu, binary, symbol or abi"
+
+// errUnknownParam: a sampler block sets a parameter no sampler has.
+var errUnknownParam = errors.New("unknown parameter")
+
+// setSamplerParam sets the bpf option that sampler parameter k names to v.
+// A bad abi or pmu wraps bpf.ErrBadOption, an unknown k errUnknownParam.
+func setSamplerParam(opts *bpf.Options, k, v string) error {
+	switch k {
+	case "period":
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("period %q: want a whole number", v)
+		}
+		opts.SamplePeriod = n
+	case "max_blocks":
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return fmt.Errorf("max_blocks %q: want a whole number below 2^32", v)
+		}
+		opts.MaxBlocks = uint32(n)
+	case "pmu":
+		if !slices.Contains(pmuKinds, v) {
+			return fmt.Errorf("pmu %q: want one of %s: %w", v, strings.Join(pmuKinds, ", "), bpf.ErrBadOption)
+		}
+		opts.PMU = v
+	case "binary":
+		opts.Binary = v
+	case "symbol":
+		opts.Symbol = v
+	case "abi":
+		switch a := bpf.ABI(v); a {
+		case bpf.ABIC, bpf.ABIGo:
+			opts.ABI = a
+		default:
+			return fmt.Errorf("abi %q: want %q or %q: %w", v, bpf.ABIC, bpf.ABIGo, bpf.ErrBadOption)
+		}
+	default:
+		return fmt.Errorf("%w %q (want %s)", errUnknownParam, k, samplerParamNames)
+	}
+	return nil
+}
+
+// samplerOptions maps a sampler block's parameters to bpf.Options.
+func samplerOptions(sc SamplerConfig, o Options) (bpf.Options, error) {
+	opts := bpf.Options{SysRoot: o.SysRoot, ProcRoot: o.ProcRoot}
+	for k, v := range sc.Params {
+		if err := setSamplerParam(&opts, k, v); err != nil {
+			return opts, fmt.Errorf("sampler %s: %w", sc.Name, err)
+		}
+	}
+	return opts, nil
+}
+
+// sampler decodes a sampler block, checking each parameter as Open would
+// take it: an unknown one is reported at its name, a bad value at the value.
+func (d *decoder) sampler(s rawNamed) SamplerConfig {
+	var scratch bpf.Options
+	params := d.params(s.Params, func(a *hcl.Attribute, v string) {
+		err := setSamplerParam(&scratch, a.Name, v)
+		if err == nil {
+			return
+		}
+		r := a.Expr.Range()
+		if errors.Is(err, errUnknownParam) {
+			r = a.NameRange
+		}
+		d.fail(r, "Invalid sampler parameter", fmt.Sprintf("sampler %q: %v", s.Name, err))
+	})
+	return SamplerConfig{Name: s.Name, Params: params}
+}
