@@ -93,8 +93,9 @@ func (w *workload) complete(spec string) error {
 }
 
 // reregister registers every arena again (after the daemon restarted and
-// lost its regions).
+// lost its regions, or the first time with -defer-register).
 func (w *workload) reregister() error {
+	w.rep.Registered = w.reg.enabled()
 	for _, a := range w.arenas {
 		a.regionID = 0
 		if err := w.reg.register(a, "think_active", "normal", w.cfg.pinnedBlocks); err != nil {

@@ -26,6 +26,7 @@ func run(args []string) int {
 	fs.IntVar(&cfg.burstBlocks, "burst-blocks", 16, "demoted blocks the burst phase revisits")
 	fs.IntVar(&cfg.pinnedBlocks, "pinned-blocks", 1, "leading blocks registered as pinned")
 	fs.StringVar(&cfg.tenant, "tenant", "a", "tenant of the first arena (the second arena's is b)")
+	fs.BoolVar(&cfg.deferRegister, "defer-register", false, "with -daemon: register the first arena only on the control command register")
 	fs.StringVar(&cfg.daemon, "daemon", "", "kvtier daemon API socket to register with (empty: no daemon)")
 	phases := fs.String("phases", strings.Join(phaseNames, ","), "phases to run in order")
 	control := fs.String("control", "", "serve line commands on this unix socket instead of running -phases")

@@ -18,6 +18,7 @@ type config struct {
 	pinnedBlocks                   int
 	daemon                         string
 	tenant                         string
+	deferRegister                  bool
 }
 
 // workload holds the arenas and the running report.
@@ -59,6 +60,9 @@ func (w *workload) addArena(tenant string, mib int) (*arena, error) {
 		w.rep.FillMBps = float64(a.length()) / (1 << 20) / time.Since(start).Seconds()
 	}
 	w.arenas = append(w.arenas, a)
+	if w.cfg.deferRegister && len(w.arenas) == 1 {
+		return a, nil
+	}
 	if err := w.reg.register(a, "think_active", "normal", w.cfg.pinnedBlocks); err != nil {
 		return nil, err
 	}
