@@ -1,74 +1,36 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-	"unsafe"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/kvtier/kvtier/cli/clitest"
 	"github.com/kvtier/kvtier/daemon"
 	"github.com/kvtier/kvtier/daemon/api"
-	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
-// TestMain lets the test binary double as a KV workload: with
-// KVTIER_TEST_WORKLOAD set it maps a buffer, prints its address and length
-// and keeps touching it until killed (mode "faults": see runFaultWorkload).
+// TestMain lets the test binary double as a KV workload (see
+// testutil.RunWorkload; mode "faults": see runFaultWorkload).
 func TestMain(m *testing.M) {
-	switch os.Getenv("KVTIER_TEST_WORKLOAD") {
-	case "":
-	case faultWorkload:
-		runFaultWorkload()
-		return
-	default:
-		runWorkload()
-		return
-	}
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
+	testutil.Main(m, map[string]func(){faultWorkload: runFaultWorkload})
 }
 
-const workloadBytes = 8 << 20
+// Helpers of testutil under the names the cli tests use.
+var (
+	alignedBuffer = testutil.AlignedBuffer
+	touch         = testutil.Touch
+	eventually    = testutil.Eventually
+)
 
-// alignedBuffer returns a page-aligned buffer of n bytes.
-func alignedBuffer(n int) []byte {
-	raw := make([]byte, n+numa.PageSize)
-	off := 0
-	if r := int(uintptr(unsafe.Pointer(&raw[0])) % uintptr(numa.PageSize)); r != 0 {
-		off = numa.PageSize - r
-	}
-	return raw[off : off+n]
-}
-
-func touch(buf []byte) {
-	for i := 0; i < len(buf); i += numa.PageSize {
-		buf[i]++
-	}
-}
-
-func runWorkload() {
-	buf := alignedBuffer(workloadBytes)
-	touch(buf)
-	fmt.Printf("%d %d\n", uintptr(unsafe.Pointer(&buf[0])), len(buf))
-	for {
-		touch(buf)
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// workload is a child process holding a KV buffer.
+// workload is a child process holding a KV buffer (a testutil.Workload).
 type workload struct {
 	cmd        *exec.Cmd
 	addr, size uint64
@@ -76,34 +38,14 @@ type workload struct {
 
 // startWorkload starts a child whose buffer is faulted in before its
 // address is printed.
-func startWorkload(t *testing.T) *workload { return spawnWorkload(t, "1") }
+func startWorkload(t *testing.T) *workload { return spawnWorkload(t, testutil.Touched) }
 
 // spawnWorkload starts the test binary as a workload in mode and reads
 // its buffer's address and length.
 func spawnWorkload(t *testing.T, mode string) *workload {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD="+mode)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w := &workload{cmd: cmd}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the workload's buffer address: %v", err)
-	}
-	if _, err := fmt.Sscan(line, &w.addr, &w.size); err != nil {
-		t.Fatalf("workload printed %q: %v", line, err)
-	}
-	return w
+	w := testutil.StartWorkload(t, testutil.WorkloadCmd(os.Args[0], mode))
+	return &workload{cmd: w.Cmd, addr: w.Addr, size: w.Size}
 }
 
 func (w *workload) pid() int { return w.cmd.Process.Pid }
@@ -123,7 +65,7 @@ type testDaemon struct {
 	d      *daemon.Daemon
 	socket string
 	client *api.Client
-	logs   clitest.SyncBuffer
+	logs   testutil.SyncBuffer
 }
 
 // startDaemon runs a daemon in-process with testConfig, a temp socket and
@@ -148,34 +90,14 @@ func startDaemon(t *testing.T) *testDaemon {
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- td.d.Run(ctx) }()
-	select {
-	case <-td.d.Ready():
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon Run: %v", err)
-	case <-time.After(10 * time.Second):
-		cancel()
-		t.Fatal("daemon not ready after 10s")
-	}
 	td.client = api.NewClient(td.socket)
 	t.Cleanup(func() {
-		td.client.Close()
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("daemon Run returned %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("daemon did not stop within 10s")
-		}
+		td.client.Close() // after the daemon stopped
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", td.logs.String())
 		}
 	})
+	testutil.RunDaemon(t, td.d, &td.logs)
 	return td
 }
 
@@ -243,24 +165,6 @@ func hasKey(v any, path []string) bool {
 	return false
 }
 
-// eventually polls cond until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // kvtierBinary builds the kvtier binary once per test run (see
-// clitest.Binary), except in -short mode.
-func kvtierBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("building the kvtier binary is skipped in -short mode")
-	}
-	return clitest.Binary(t)
-}
+// testutil.Binary).
+func kvtierBinary(t *testing.T) string { return testutil.Binary(t) }

@@ -13,25 +13,11 @@ import (
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
-// buildKvtier builds the kvtier binary into a temp dir.
-func buildKvtier(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: building the kvtier binary takes a while")
-	}
-	bin := filepath.Join(t.TempDir(), "kvtier")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/kvtier/kvtier")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building kvtier: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestBinaryCheck(t *testing.T) {
-	bin := buildKvtier(t)
+	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.hcl")
 	os.WriteFile(bad, []byte("epoch = \"1s\"\nbudgets {\n  fast_bytes = \"lots\"\n}\n"), 0o600)
@@ -62,26 +48,15 @@ func TestBinaryCheck(t *testing.T) {
 // trip, metrics, SIGHUP (bad, then good) and SIGTERM.
 func TestBinaryDaemon(t *testing.T) {
 	skipUnlessRoot(t)
-	bin := buildKvtier(t)
+	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "kvtier.hcl")
 	os.WriteFile(cfgPath, []byte(testConfig), 0o600)
 	sock := filepath.Join(dir, "k.sock")
-	logs := &syncBuffer{}
-	cmd := exec.Command(bin, "daemon", "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0")
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
+	bd := startBinaryDaemon(t, bin, "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0")
+	logs, cmd := bd.logs, bd.cmd
 	metricsRE := regexp.MustCompile(`metrics=(127\.0\.0\.1:\d+)`)
-	eventually(t, 15*time.Second, "the daemon to be ready", func() bool { return metricsRE.MatchString(logs.String()) })
+	testutil.Eventually(t, 15*time.Second, "the daemon to be ready", func() bool { return metricsRE.MatchString(logs.String()) })
 	maddr := metricsRE.FindStringSubmatch(logs.String())[1]
 	if !strings.Contains(logs.String(), "one memory node") && !strings.Contains(logs.String(), "slow_node=") {
 		t.Errorf("log does not say what the daemon does on this host:\n%s", logs)
@@ -91,7 +66,7 @@ func TestBinaryDaemon(t *testing.T) {
 	defer c.Close()
 	ctx := context.Background()
 	wl := startWorkload(t)
-	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size, Tenant: "alice"})
+	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size, Tenant: "alice"})
 	if err != nil {
 		t.Fatalf("Register: %v", err)
 	}
@@ -101,18 +76,18 @@ func TestBinaryDaemon(t *testing.T) {
 	if v := metric(t, maddr, "kvtier_hint_blocks_total"); v != 2 {
 		t.Errorf("kvtier_hint_blocks_total = %v, want 2", v)
 	}
-	if _, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: 4096, Length: 4096}); !isStatus(err, 400) {
+	if _, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: 4096, Length: 4096}); !isStatus(err, 400) {
 		t.Errorf("registering an unmapped range = %v, want 400", err)
 	}
 
 	os.WriteFile(cfgPath, []byte("policy \"nope\" {}\n"), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
-	eventually(t, 5*time.Second, "the failed reload to be logged", func() bool {
+	testutil.Eventually(t, 5*time.Second, "the failed reload to be logged", func() bool {
 		return strings.Contains(logs.String(), "reload failed") && strings.Contains(logs.String(), "kvtier.hcl:1:1")
 	})
 	os.WriteFile(cfgPath, []byte(strings.Replace(testConfig, `policy "lru"`, `policy "fifo"`, 1)), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
-	eventually(t, 5*time.Second, "the reload", func() bool {
+	testutil.Eventually(t, 5*time.Second, "the reload", func() bool {
 		p, err := c.Policy(ctx)
 		return err == nil && p.Name == "fifo"
 	})
@@ -120,19 +95,56 @@ func TestBinaryDaemon(t *testing.T) {
 		t.Errorf("region after reload = %+v, %v; want its state kept", r, err)
 	}
 
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("daemon exited with %v after SIGTERM\n%s", err, logs)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("daemon did not stop 10s after SIGTERM\n%s", logs)
-	}
+	bd.stop(t)
 	if !strings.Contains(logs.String(), "stopped") {
 		t.Errorf("no clean stop in the log:\n%s", logs)
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket %s left behind: %v", sock, err)
+	}
+}
+
+// binaryDaemon is the kvtier binary running as a daemon.
+type binaryDaemon struct {
+	cmd    *exec.Cmd
+	logs   *testutil.SyncBuffer // its stderr
+	exited chan struct{}        // closed when it exited; then err is Wait's
+	err    error
+}
+
+// startBinaryDaemon runs `bin daemon args...`; it is killed when the test
+// ends unless it exited.
+func startBinaryDaemon(t *testing.T, bin string, args ...string) *binaryDaemon {
+	t.Helper()
+	bd := &binaryDaemon{cmd: exec.Command(bin, append([]string{"daemon"}, args...)...), logs: &testutil.SyncBuffer{},
+		exited: make(chan struct{})}
+	bd.cmd.Stderr = bd.logs
+	if err := bd.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { bd.err = bd.cmd.Wait(); close(bd.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-bd.exited:
+		default:
+			_ = bd.cmd.Process.Kill()
+			<-bd.exited
+		}
+	})
+	return bd
+}
+
+// stop sends SIGTERM and fails t unless the daemon exits cleanly within
+// 10s.
+func (bd *binaryDaemon) stop(t *testing.T) {
+	t.Helper()
+	_ = bd.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-bd.exited:
+		if bd.err != nil {
+			t.Fatalf("daemon exited with %v after SIGTERM\n%s", bd.err, bd.logs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("daemon did not stop 10s after SIGTERM\n%s", bd.logs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 const testConfig = `
@@ -42,14 +43,14 @@ func TestDaemonRoundTrip(t *testing.T) {
 	}()
 	time.Sleep(100 * time.Millisecond) // let the subscription start
 
-	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size,
+	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size,
 		BlockSize: 256 << 10, Tenant: "alice", Class: api.ClassThinkActive, Priority: api.PriorityHigh,
 		Pinned: []api.Range{{Offset: 0, Length: 256 << 10}}, Name: "kv"})
 	if err != nil {
 		t.Fatalf("Register: %v", err)
 	}
-	if reg.ID == 0 || reg.Blocks != int(wl.size/(256<<10)) || reg.Tenant != "alice" || reg.Class != "think_active" ||
-		reg.Priority != "high" || reg.FastBytes != wl.size || reg.Source != "api" {
+	if reg.ID == 0 || reg.Blocks != int(wl.Size/(256<<10)) || reg.Tenant != "alice" || reg.Class != "think_active" ||
+		reg.Priority != "high" || reg.FastBytes != wl.Size || reg.Source != "api" {
 		t.Fatalf("registered region = %+v", reg)
 	}
 
@@ -84,7 +85,7 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if len(pl.Blocks) != reg.Blocks || pl.FastBlocks+pl.SlowBlocks+pl.Unmapped != reg.Blocks || pl.FastBlocks == 0 {
 		t.Fatalf("placement = %+v", pl)
 	}
-	if pls, err := c.PlacementByPID(ctx, wl.pid()); err != nil || len(pls) != 1 {
+	if pls, err := c.PlacementByPID(ctx, wl.PID()); err != nil || len(pls) != 1 {
 		t.Fatalf("PlacementByPID = %v, %v", pls, err)
 	}
 
@@ -101,7 +102,7 @@ func TestDaemonRoundTrip(t *testing.T) {
 		t.Fatalf("Policy = %+v, %v", pol, err)
 	}
 
-	eventually(t, 3*time.Second, "epochs to run", func() bool {
+	testutil.Eventually(t, 3*time.Second, "epochs to run", func() bool {
 		s, err := c.Status(ctx)
 		return err == nil && s.Epoch.Count >= 3
 	})
@@ -112,16 +113,16 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if v := metric(t, addr, "kvtier_regions"); v != 1 {
 		t.Errorf("kvtier_regions = %v, want 1", v)
 	}
-	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(wl.size) {
-		t.Errorf("alice fast bytes = %v, want %d", v, wl.size)
+	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(wl.Size) {
+		t.Errorf("alice fast bytes = %v, want %d", v, wl.Size)
 	}
 	for _, c := range []struct {
 		sample string
 		want   float64
 	}{
 		{`kvtier_tenant_fast_quota_bytes{tenant="alice"}`, 64 << 20},
-		{`kvtier_tenant_fast_used_bytes{tenant="alice"}`, float64(wl.size)},
-		{`kvtier_tenant_fast_quota_usage_ratio{tenant="alice"}`, float64(wl.size) / (64 << 20)},
+		{`kvtier_tenant_fast_used_bytes{tenant="alice"}`, float64(wl.Size)},
+		{`kvtier_tenant_fast_quota_usage_ratio{tenant="alice"}`, float64(wl.Size) / (64 << 20)},
 	} {
 		if v := metric(t, addr, c.sample); v != c.want {
 			t.Errorf("%s = %v, want %v", c.sample, v, c.want)
@@ -140,7 +141,7 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if _, err := c.Region(ctx, reg.ID); !isStatus(err, 404) {
 		t.Fatalf("Region after Unregister = %v, want 404", err)
 	}
-	eventually(t, 2*time.Second, "registered and unregistered events", func() bool {
+	testutil.Eventually(t, 2*time.Second, "registered and unregistered events", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		var types []string
@@ -158,13 +159,13 @@ func TestDaemonSamplesWorkload(t *testing.T) {
 	// A child's fresh buffer: memory of this process may have been
 	// touched by earlier tests, and reused heap pages do not fault.
 	wl := startLazyWorkload(t)
-	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: 4 << 20,
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: 4 << 20,
 		BlockSize: 64 << 10})
 	if err != nil {
 		t.Fatalf("Register: %v", err)
 	}
-	wl.touch(t) // first touch: one page fault per page inside the watched region
-	eventually(t, 5*time.Second, "sampled accesses", func() bool {
+	wl.FirstTouch(t) // first touch: one page fault per page inside the watched region
+	testutil.Eventually(t, 5*time.Second, "sampled accesses", func() bool {
 		r, err := td.client.Region(ctx, reg.ID)
 		return err == nil && r.Accesses > 0
 	})
@@ -177,12 +178,12 @@ func TestDaemonDropsExitedProcess(t *testing.T) {
 	td := startDaemon(t, testConfig)
 	wl := startWorkload(t)
 	ctx := context.Background()
-	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size})
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size})
 	if err != nil {
 		t.Fatalf("Register: %v", err)
 	}
-	wl.kill()
-	eventually(t, 3*time.Second, "the region of the exited process to go", func() bool {
+	wl.Kill()
+	testutil.Eventually(t, 3*time.Second, "the region of the exited process to go", func() bool {
 		_, err := td.client.Region(ctx, reg.ID)
 		return isStatus(err, 404)
 	})
@@ -199,7 +200,7 @@ func TestDaemonReload(t *testing.T) {
 	td := startDaemon(t, testConfig)
 	wl := startWorkload(t)
 	ctx := context.Background()
-	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size})
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestDaemonReload(t *testing.T) {
 	good := filepath.Join(td.dir, "good.hcl")
 	os.WriteFile(good, []byte("epoch = \"50ms\"\npolicy \"fifo\" {}\nbudgets {\n  pages_per_epoch = 128\n"+
 		"  migrate_bytes_per_sec = \"64MiB\"\n}\nplanner {\n  decay = 0.25\n}\n"), 0o600)
-	eventually(t, 3*time.Second, "a quota gauge for the configured tenant alice", func() bool {
+	testutil.Eventually(t, 3*time.Second, "a quota gauge for the configured tenant alice", func() bool {
 		_, ok := scrape(t, td.d.MetricsAddr(), `kvtier_tenant_fast_quota_bytes{tenant="alice"}`)
 		return ok
 	})
@@ -225,7 +226,7 @@ func TestDaemonReload(t *testing.T) {
 	if pc := td.d.planner.Config(); pc.Decay != 0.25 || pc.Cooldown != int64(100*time.Millisecond) {
 		t.Errorf("planner after reload: decay %v cooldown %v; want 0.25 and two 50ms epochs", pc.Decay, time.Duration(pc.Cooldown))
 	}
-	eventually(t, 3*time.Second, "the quota gauges of the removed tenant to go", func() bool {
+	testutil.Eventually(t, 3*time.Second, "the quota gauges of the removed tenant to go", func() bool {
 		_, ok := scrape(t, td.d.MetricsAddr(), `kvtier_tenant_fast_quota_bytes{tenant="alice"}`)
 		return !ok
 	})
@@ -255,7 +256,7 @@ func TestDaemonDetachesBPF(t *testing.T) {
 	if n := bpfFDs(t); n == 0 {
 		t.Fatal("no BPF fds while the daemon runs: the check below would prove nothing")
 	}
-	td.stop(t)
+	td.stop()
 	if n := bpfFDs(t); n != 0 {
 		t.Fatalf("%d BPF fds left open after the daemon stopped", n)
 	}

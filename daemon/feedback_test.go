@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
 )
@@ -39,7 +40,7 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	// The two-node fixture of numa/ (node 1 slow): the planner has
 	// somewhere to demote to. The mover never runs, so the region's
 	// addresses need not be mapped.

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 // newHandlerDaemon builds a daemon without serving, for handler tests.
@@ -62,9 +63,9 @@ func threadID(t *testing.T) int {
 func TestBadRequests(t *testing.T) {
 	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
 	h := d.routes()
-	buf := alignedBuffer(1 << 20)
-	touch(buf)
-	pid, addr := os.Getpid(), uintptrOf(buf)
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	pid, addr := os.Getpid(), testutil.Addr(buf)
 	ok := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`, pid, addr, len(buf)))
 	if ok.Code != 201 {
 		t.Fatalf("register = %d %s", ok.Code, ok.Body)
@@ -125,10 +126,10 @@ func TestBadRequests(t *testing.T) {
 func TestTraceRecording(t *testing.T) {
 	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
 	h := d.routes()
-	buf := alignedBuffer(1 << 20)
-	touch(buf)
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
 	rec := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536,"tenant":"t"}`,
-		os.Getpid(), uintptrOf(buf), len(buf)))
+		os.Getpid(), testutil.Addr(buf), len(buf)))
 	if rec.Code != 201 {
 		t.Fatalf("register = %d %s", rec.Code, rec.Body)
 	}
@@ -163,9 +164,9 @@ func TestTraceRecording(t *testing.T) {
 func FuzzRequests(f *testing.F) {
 	d := newHandlerDaemon(f, "sampler \"fault\" {}\n")
 	h := d.routes()
-	buf := alignedBuffer(1 << 20)
-	touch(buf)
-	seed := fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`, os.Getpid(), uintptrOf(buf), len(buf))
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	seed := fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`, os.Getpid(), testutil.Addr(buf), len(buf))
 	if r := do(h, "POST", "/v1/regions", seed); r.Code != 201 {
 		f.Fatalf("register = %d %s", r.Code, r.Body)
 	}

@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 func TestLogOverrides(t *testing.T) {
@@ -57,7 +57,7 @@ func TestLogOverridesHoldOnReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	yes := true
 	d, err := New(cfg, Options{LogLevel: "info", LogJSON: &yes, LogOutput: out})
 	if err != nil {
@@ -114,7 +114,7 @@ func hasLevel(lines []map[string]any, level string) bool {
 // a config asking for debug text: only warnings and errors, as JSON.
 func TestBinaryLogFlags(t *testing.T) {
 	skipUnlessRoot(t)
-	bin := buildKvtier(t)
+	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "kvtier.hcl")
 	os.WriteFile(cfgPath, []byte(testConfig+"log {\n  level = \"debug\"\n}\n"), 0o600)
@@ -125,36 +125,17 @@ func TestBinaryLogFlags(t *testing.T) {
 	}
 
 	sock := filepath.Join(dir, "k.sock")
-	logs := &syncBuffer{}
-	cmd := exec.Command(bin, "daemon", "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0",
+	bd := startBinaryDaemon(t, bin, "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0",
 		"--log-json", "--log-level", "warn")
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-		}
-	}()
+	logs := bd.logs
 	c := api.NewClient(sock)
 	defer c.Close()
 	var st api.Status
-	eventually(t, 15*time.Second, "the daemon's API", func() bool {
+	testutil.Eventually(t, 15*time.Second, "the daemon's API", func() bool {
 		st, err = c.Status(context.Background())
 		return err == nil
 	})
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("daemon exited with %v\n%s", err, logs)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("daemon did not stop 10s after SIGTERM\n%s", logs)
-	}
+	bd.stop(t)
 	lines := jsonLines(t, logs.String())
 	for _, l := range lines {
 		if lv := l["@level"]; lv != "warn" && lv != "error" {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 func TestJain(t *testing.T) {
@@ -80,28 +81,13 @@ func TestReadyAfterAnnounce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	d, err := New(cfg, Options{Socket: filepath.Join(dir, "k.sock"), MetricsAddr: "127.0.0.1:0", Notifier: NewNotifier(),
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: logs, Level: hclog.Info})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	select {
-	case <-d.Ready():
-	case err := <-done:
-		t.Fatalf("Run: %v\n%s", err, logs)
-	case <-time.After(10 * time.Second):
-		t.Fatal("not ready after 10s")
-	}
+	testutil.RunDaemon(t, d, logs)
 	got := logs.String() // at once: nothing may be waited for
 	st := d.Status()
 	want := []string{"kvtier: ready: socket="}
@@ -129,9 +115,9 @@ func TestReadyAfterAnnounce(t *testing.T) {
 func TestRegretEvent(t *testing.T) {
 	td := startDaemon(t, testConfig)
 	ctx := context.Background()
-	buf := alignedBuffer(1 << 20)
-	touch(buf)
-	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: os.Getpid(), Addr: uint64(uintptrOf(buf)),
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	reg, err := td.client.Register(ctx, api.RegisterRequest{PID: os.Getpid(), Addr: uint64(testutil.Addr(buf)),
 		Length: uint64(len(buf)), BlockSize: 64 << 10})
 	if err != nil {
 		t.Fatal(err)

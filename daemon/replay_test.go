@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
@@ -72,18 +73,18 @@ func recordWorkload(t *testing.T, td *testDaemon, path string) (hinted, sampled 
 		t.Fatalf("StartTrace: %v", err)
 	}
 	wl := startWorkload(t)
-	hinted, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size,
+	hinted, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size,
 		BlockSize: 256 << 10, Tenant: "alice", Name: "hinted"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lazy := startLazyWorkload(t)
-	sampled, err = c.Register(ctx, api.RegisterRequest{PID: lazy.pid(), Addr: lazy.addr, Length: 2 << 20,
+	sampled, err = c.Register(ctx, api.RegisterRequest{PID: lazy.PID(), Addr: lazy.Addr, Length: 2 << 20,
 		BlockSize: 64 << 10, Tenant: "bob", Name: "sampled"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy.touch(t) // first touch: page faults inside a watched region
+	lazy.FirstTouch(t) // first touch: page faults inside a watched region
 	// Ten rounds of the hot set (blocks 0-3) and four blocks of a scan
 	// through the other 28, two hint requests a round.
 	scan := 4
@@ -106,7 +107,7 @@ func recordWorkload(t *testing.T, td *testDaemon, path string) (hinted, sampled 
 		ThinkComplete: []api.Range{{Offset: 28 * 256 << 10, Length: 4 * 256 << 10}}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "sampled accesses of the touched buffer", func() bool {
+	testutil.Eventually(t, 5*time.Second, "sampled accesses of the touched buffer", func() bool {
 		r, err := c.Region(ctx, sampled.ID)
 		return err == nil && r.Accesses > 0
 	})
@@ -200,7 +201,7 @@ func TestRecordReplay(t *testing.T) {
 	}
 
 	t.Run("cli", func(t *testing.T) {
-		bin := buildKvtier(t)
+		bin := testutil.Binary(t)
 		for _, args := range [][]string{
 			// The recorded blocks (64-256 KiB) do not fit the kvlab preset's
 			// 42 KB tier 0, which kvtier sim refuses: give it room for 8.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/numa"
 )
 
@@ -74,27 +75,27 @@ rule "kv" {
 `, exe))
 	wl := startWorkload(t)
 	ctx := context.Background()
-	eventually(t, 5*time.Second, "the rule to register the workload's mappings", func() bool {
+	testutil.Eventually(t, 5*time.Second, "the rule to register the workload's mappings", func() bool {
 		rs, err := td.client.Regions(ctx)
 		if err != nil {
 			return false
 		}
 		for _, r := range rs {
-			if r.PID == wl.pid() && r.Source == "rule:kv" && r.Tenant == "bob" && r.Class == "output_critical" &&
+			if r.PID == wl.PID() && r.Source == "rule:kv" && r.Tenant == "bob" && r.Class == "output_critical" &&
 				len(r.Pinned) == 1 && r.Pinned[0].Length == 2<<20 {
 				return true
 			}
 		}
 		return false
 	})
-	wl.kill()
-	eventually(t, 5*time.Second, "the rule's regions to go with the process", func() bool {
+	wl.Kill()
+	testutil.Eventually(t, 5*time.Second, "the rule's regions to go with the process", func() bool {
 		rs, err := td.client.Regions(ctx)
 		if err != nil {
 			return false
 		}
 		for _, r := range rs {
-			if r.PID == wl.pid() {
+			if r.PID == wl.PID() {
 				return false
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 // TestTwoNodeFixturePlansAndReportsFailedMoves runs the daemon on the
@@ -30,7 +31,7 @@ budgets {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	dir := t.TempDir()
 	d, err := New(cfg, Options{Socket: filepath.Join(dir, "k.sock"), MetricsAddr: "127.0.0.1:0", SysRoot: sys,
 		Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})})
@@ -40,19 +41,16 @@ budgets {
 	if !d.moving || d.slowNode != 1 {
 		t.Fatalf("fixture: moving=%v slow node %d, want moving to node 1", d.moving, d.slowNode)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	<-d.Ready()
+	testutil.RunDaemon(t, d, logs)
+	ctx := context.Background()
 	c := api.NewClient(filepath.Join(dir, "k.sock"))
 	defer c.Close()
 	wl := startWorkload(t)
-	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.pid(), Addr: wl.addr, Length: wl.size, BlockSize: 256 << 10})
+	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size, BlockSize: 256 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "failed demotions to be counted", func() bool {
+	testutil.Eventually(t, 5*time.Second, "failed demotions to be counted", func() bool {
 		return metric(t, d.MetricsAddr(), "kvtier_moves_not_executed_total") >= float64(reg.Blocks-8)
 	})
 	r, err := c.Region(ctx, reg.ID)

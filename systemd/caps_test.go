@@ -1,11 +1,7 @@
 package systemd
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,68 +9,32 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
-// The test binary doubles as a KV workload (see startWorkload below).
-func init() {
-	if os.Getenv("KVTIER_TEST_WORKLOAD") != "" {
-		runWorkload()
-	}
-}
-
-func runWorkload() {
-	buf := make([]byte, 8<<20+4096)
-	off := (4096 - int(uintptr(unsafe.Pointer(&buf[0]))%4096)) % 4096
-	buf = buf[off : off+8<<20]
-	for i := 0; i < len(buf); i += 4096 {
-		buf[i] = 1
-	}
-	fmt.Printf("%d %d\n", uintptr(unsafe.Pointer(&buf[0])), len(buf))
-	for {
-		for i := 0; i < len(buf); i += 4096 {
-			buf[i]++
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// startWorkload runs a copy of the test binary as nobody, so that only the
-// daemon's capabilities let it see the process.
+// startWorkload runs a copy of the test binary as a workload child (see
+// testutil.RunWorkload) as nobody, so that only the daemon's capabilities
+// let it see the process.
 func startWorkload(t *testing.T) (pid int, addr, size uint64) {
 	t.Helper()
 	self, err := os.ReadFile(os.Args[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Next to the binary: a directory nobody may search.
+	// Next to the kvtier binary, in a directory nobody may search (the
+	// test binary's own directory is not).
 	path := filepath.Join(filepath.Dir(kvtierBinary(t)), "workload")
 	if _, err := os.Stat(path); err != nil {
 		if err := os.WriteFile(path, self, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(path, "-test.run=^$")
-	cmd.Env = append(os.Environ(), "KVTIER_TEST_WORKLOAD=1")
+	cmd := testutil.WorkloadCmd(path, testutil.Touched)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("workload: %v", err)
-	}
-	if _, err := fmt.Sscan(line, &addr, &size); err != nil {
-		t.Fatalf("workload printed %q: %v", line, err)
-	}
-	return cmd.Process.Pid, addr, size
+	w := testutil.StartWorkload(t, cmd)
+	return w.PID(), w.Addr, w.Size
 }
 
 // setprivArgs turns the unit's capabilities and secure bits into setpriv
@@ -137,7 +97,7 @@ func runWithCaps(t *testing.T, setpriv string, u unit, drop string) capsRun {
 	sock := filepath.Join(dir, "kvtier.sock")
 	args := append(setprivArgs(t, u, drop), bin, "daemon", "--config", cfg, "--socket", sock, "--metrics-addr", "127.0.0.1:0")
 	cmd := exec.Command(setpriv, args...)
-	var logs bytes.Buffer
+	var logs testutil.SyncBuffer // written by the daemon while the test reads it
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -183,7 +143,6 @@ func runWithCaps(t *testing.T, setpriv string, u unit, drop string) capsRun {
 	st, err := c.Status(ctx)
 	r.sampled = err == nil && len(st.Samplers) == 1 && st.Samplers[0].Error == ""
 	r.log = logs.String()
-	_, _ = io.Copy(io.Discard, &logs)
 	return r
 }
 

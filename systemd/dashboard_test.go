@@ -2,7 +2,6 @@ package systemd
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -16,14 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/kvtier/kvtier/cli/clitest"
 	"github.com/kvtier/kvtier/daemon"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 const dashboardPath = "grafana/kvtier.json"
@@ -194,28 +192,13 @@ func TestDefaultConfigOnThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the default config does not load: %v", err)
 	}
-	var logs clitest.SyncBuffer
+	var logs testutil.SyncBuffer
 	d, err := daemon.New(cfg, daemon.Options{Socket: filepath.Join(t.TempDir(), "kvtier.sock"), MetricsAddr: "127.0.0.1:0",
 		Version: "test", Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &logs, Level: hclog.Info})})
 	if err != nil {
 		t.Fatalf("daemon.New with the default config: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
-	select {
-	case <-d.Ready():
-	case err := <-done:
-		t.Fatalf("Run: %v\n%s", err, logs.String())
-	case <-time.After(10 * time.Second):
-		t.Fatal("not ready after 10s")
-	}
+	testutil.RunDaemon(t, d, &logs)
 	// Ready is closed after the daemon logged what it does on this host.
 	st := d.Status()
 	if st.SingleNode && (st.Moving || !strings.Contains(logs.String(), "nothing moves")) {

@@ -7,18 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kvtier/kvtier/cli/clitest"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	clitest.Cleanup()
-	os.Exit(code)
-}
+// TestMain lets the test binary double as a KV workload (see
+// testutil.RunWorkload and startWorkload).
+func TestMain(m *testing.M) { testutil.Main(m, nil) }
 
 // kvtierBinary builds the kvtier binary once per run into a directory
 // every user may read (tests run it as nobody and from a unit).
-func kvtierBinary(t *testing.T) string { return clitest.Binary(t) }
+func kvtierBinary(t *testing.T) string { return testutil.Binary(t) }
 
 // need skips the test when a tool is missing, saying which package has it.
 func need(t *testing.T, tool, pkg string) string {

@@ -1,4 +1,4 @@
-package clitest
+package testutil
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var (
@@ -19,9 +20,13 @@ var (
 // Binary builds the kvtier binary (CGO_ENABLED=0) once per test process
 // into a directory every user may read and search, so that a test may run
 // it as another user or from a systemd unit, and returns its path. A failed
-// build fails t. Call Cleanup from TestMain to remove the directory.
+// build fails t; under -short the test is skipped instead (the build takes
+// a while). Main removes the directory after the tests.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: building the kvtier binary takes a while")
+	}
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "kvtier-test-bin-")
 		if buildErr != nil {
@@ -42,9 +47,8 @@ func Binary(t testing.TB) string {
 	return filepath.Join(buildDir, "kvtier")
 }
 
-// Cleanup removes the directory Binary built into, if it did. Call it from
-// TestMain after m.Run.
-func Cleanup() {
+// cleanup removes the directory Binary built into, if it did.
+func cleanup() {
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
@@ -69,4 +73,17 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Eventually polls cond every 50ms until it holds, failing t when timeout
+// passes first; what names the awaited condition in the failure.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
