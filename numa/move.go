@@ -22,6 +22,10 @@ type MoveOptions struct {
 	// BusyBackoff is the first wait before an EBUSY retry; it doubles on
 	// each retry (0: 1ms).
 	BusyBackoff time.Duration
+
+	// proc, when set, is checked before every move_pages(2) call: a
+	// process that exited (its PID free for reuse) is never named.
+	proc *Process
 }
 
 func (o MoveOptions) withDefaults() MoveOptions {
@@ -116,6 +120,9 @@ func MovePages(ctx context.Context, pid int, pages []uintptr, node int, status [
 // moveBatch moves one batch, retries its EBUSY pages and tallies it.
 func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, node int,
 	status []PageStatus, opts MoveOptions, st *MoveStats) error {
+	if err := opts.live(); err != nil {
+		return err
+	}
 	st.Calls++
 	if _, err := movePages(pid, pages, nodes[:len(pages)], status, opts.flags()); err != nil {
 		tally(status, node, st)
@@ -131,6 +138,10 @@ func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, nod
 			break // the EBUSY pages stay failed; the caller sees ctx next
 		}
 		backoff *= 2
+		if err := opts.live(); err != nil {
+			tally(status, node, st)
+			return err
+		}
 		st.BusyRetries += len(busy)
 		addrs := make([]uintptr, len(busy))
 		res := make([]PageStatus, len(busy))
@@ -154,6 +165,14 @@ func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, nod
 		return fmt.Errorf("a page could not be allocated on node %d: %w", node, ErrNoMemory)
 	}
 	return nil
+}
+
+// live checks opts.proc, if any, before a call names its PID.
+func (o MoveOptions) live() error {
+	if o.proc == nil {
+		return nil
+	}
+	return liveHandle(o.proc)
 }
 
 // busyPages returns the indexes of pages whose status is EBUSY.
