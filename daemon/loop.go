@@ -64,25 +64,40 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	pl, moves, mplan := d.decideLocked(now)
 	decision := time.Since(decStart)
 	moving, mover, deadline := d.moving, d.mover, d.cfg.MoveDeadline()
-	d.mu.Unlock()
 
 	var rep *numa.Report
 	if moving && len(mplan) > 0 {
+		for _, m := range moves {
+			m.r.inMove = true
+		}
+		d.mu.Unlock()
 		mctx, cancel := context.WithTimeout(ctx, deadline)
 		rep = mover.Run(mctx, mplan)
 		if errors.Is(mctx.Err(), context.DeadlineExceeded) {
 			d.metrics.deadlineMisses.Inc()
 		}
 		cancel()
+		d.mu.Lock()
+		d.moverDone(moves)
 	}
-
-	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.feedback(moves, rep, d.now())
 	for _, ev := range pl.Events {
 		d.crossTenantEvent(ev)
 	}
 	d.finishEpoch(start, decision, pl, rep, hits)
+}
+
+// moverDone ends the mover's use of the regions of moves and closes the
+// process handles of those dropped while it ran.
+func (d *Daemon) moverDone(moves []plannedMove) {
+	for _, m := range moves {
+		m.r.inMove = false
+		if m.r.closeProc {
+			m.r.closeProc = false
+			m.r.proc.Close()
+		}
+	}
 }
 
 // decideLocked is the epoch's decision: the planner's plan and the mover

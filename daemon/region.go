@@ -37,6 +37,12 @@ type region struct {
 	heat     []uint32 // decayed access counts (for placement views)
 	accesses uint64
 	watched  []string // samplers watching the region
+
+	// inMove is set while the mover runs moves of the region (without the
+	// daemon's lock); a region dropped meanwhile keeps proc open until
+	// the mover is done with it (closeProc).
+	inMove    bool
+	closeProc bool
 }
 
 // newRegion builds the blocks of a region; every block starts fast (the

@@ -224,7 +224,11 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	delete(d.regions, r.id)
 	d.metrics.regions.Set(float64(len(d.regions)))
 	pid := r.pid()
-	r.proc.Close()
+	if r.inMove {
+		r.closeProc = true // the running mover still uses the handle
+	} else {
+		r.proc.Close()
+	}
 	if reason == "" {
 		return
 	}
