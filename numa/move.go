@@ -161,10 +161,44 @@ func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, nod
 			return decodeMoveErrno(err, node)
 		}
 	}
+	st.Calls += confirmOnTarget(pid, pages, status, node)
 	if tally(status, node, st) {
 		return fmt.Errorf("a page could not be allocated on node %d: %w", node, ErrNoMemory)
 	}
 	return nil
+}
+
+// confirmOnTarget queries again the pages of a batch that reported
+// neither the target node nor NotAttempted, and records the target for
+// those found there. A transparent huge page moves whole when its first
+// base page is named, and the kernel may report its other base pages EBUSY
+// (their folio was already isolated for that move) although they are on
+// the target afterwards: without this, such a block counted as not moved.
+// Pages elsewhere keep their status. It returns the calls made (0 or 1).
+func confirmOnTarget(pid int, pages []uintptr, status []PageStatus, node int) int {
+	var idx []int
+	for i, s := range status {
+		if s != NotAttempted && int(s) != node {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return 0
+	}
+	addrs := make([]uintptr, len(idx))
+	res := make([]PageStatus, len(idx))
+	for i, j := range idx {
+		addrs[i] = pages[j]
+		res[i] = NotAttempted
+	}
+	// A failed query (the process is gone) leaves the statuses as they are.
+	_, _ = movePages(pid, addrs, nil, res, 0)
+	for i, j := range idx {
+		if int(res[i]) == node {
+			status[j] = res[i]
+		}
+	}
+	return 1
 }
 
 // live checks opts.proc, if any, before a call names its PID.
