@@ -45,8 +45,8 @@ type region struct {
 	closeProc bool
 }
 
-// newRegion builds the blocks of a region; every block starts fast (the
-// epoch loop learns the real placement from the mover's queries).
+// newRegion builds the blocks of a region; every block starts fast, and
+// addRegion sets the tiers it read (readTiers) before tracking them.
 func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *region {
 	n := int((length + blockSize - 1) / blockSize)
 	r := &region{id: id, proc: proc, addr: addr, length: length, blockSize: blockSize,
@@ -57,6 +57,62 @@ func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *r
 		r.fast[i] = true
 	}
 	return r
+}
+
+// tierQueryPages bounds the pages queried at once when a region's
+// placement is read.
+const tierQueryPages = 1 << 16
+
+// readTiers reads where the pages of [addr, addr+length) of proc are and
+// returns, per block of blockSize bytes, whether the block is in the fast
+// tier. A block is slow when some of its pages are present and all of
+// those are on slow nodes; a block with no page present counts as fast
+// (its pages fault in on the local node), and so does a block split across
+// tiers, so the fast tier's accounting never counts less than is there.
+func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]bool, error) {
+	n := int((length + blockSize - 1) / blockSize)
+	anyFast := make([]bool, n)
+	anySlow := make([]bool, n)
+	ps := uint64(numa.PageSize)
+	class := map[int]numa.Class{}
+	status := make([]numa.PageStatus, 0, tierQueryPages)
+	for off := uint64(0); off < length; off += tierQueryPages * ps {
+		end := min(off+tierQueryPages*ps, length)
+		pages, err := numa.PagesOf(uintptr(addr+off), uintptr(addr+end))
+		if err != nil {
+			return nil, err
+		}
+		status = status[:len(pages)]
+		if err := numa.QueryPages(proc.PID(), pages, status, 0); err != nil {
+			return nil, fmt.Errorf("reading the placement of pid %d: %w", proc.PID(), err)
+		}
+		for i, st := range status {
+			node, ok := st.OnNode()
+			if !ok {
+				continue
+			}
+			c, seen := class[node]
+			if !seen {
+				c, _ = topo.ClassOf(node) // an unknown node counts as fast
+				class[node] = c
+			}
+			b := int((off + uint64(i)*ps) / blockSize)
+			if c == numa.ClassSlow {
+				anySlow[b] = true
+			} else {
+				anyFast[b] = true
+			}
+		}
+	}
+	// The answers are the process's only if it was still alive after them.
+	if err := proc.Check(); err != nil {
+		return nil, err
+	}
+	fast := make([]bool, n)
+	for i := range fast {
+		fast[i] = anyFast[i] || !anySlow[i]
+	}
+	return fast, nil
 }
 
 // blockID packs a region ID and a block index into a policy.BlockID.

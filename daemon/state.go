@@ -37,6 +37,9 @@ type regionSpec struct {
 	priority              policy.Priority
 	refcount              int32
 	pinned                []api.Range
+	// fast is the tier of each block as read at registration; nil counts
+	// every block fast.
+	fast []bool
 }
 
 // specFromRequest validates the fields of a register request that need no
@@ -127,6 +130,14 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 		proc.Close()
 		return api.Region{}, procError(s.pid, err)
 	}
+	if d.slowNode >= 0 {
+		// Blocks start where they are: a restarted daemon or a process
+		// placed by someone else may have blocks in the slow tier.
+		if s.fast, err = readTiers(proc, d.topo, s.addr, s.length, s.blockSz); err != nil {
+			proc.Close()
+			return api.Region{}, procError(s.pid, err)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -160,6 +171,9 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) {
 	d.nextID++
 	r := newRegion(d.nextID, proc, s.addr, s.length, s.blockSz)
+	if s.fast != nil {
+		copy(r.fast, s.fast)
+	}
 	r.tenant, r.tenantIdx = s.tenant, d.tenantIndex(s.tenant)
 	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
 	if err := r.checkRanges("pinned", s.pinned); err != nil {
