@@ -6,8 +6,8 @@ import (
 )
 
 // updateRegion applies an UpdateRequest. Classes only move toward
-// eviction: a region or block already think_complete never returns to
-// think_active.
+// eviction: a region or block already think_complete keeps that class
+// (none and output_critical may be promoted, so they are no way back).
 func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -21,7 +21,7 @@ func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, err
 		if class, err = policy.ParseClass(*req.Class); err != nil {
 			return api.Region{}, badRequest("class: %v", err)
 		}
-		if r.class == policy.ClassThinkComplete && class == policy.ClassThinkActive {
+		if r.class == policy.ClassThinkComplete && class != policy.ClassThinkComplete {
 			return api.Region{}, badRequest("class: region %d is think_complete; classes demote one way", id)
 		}
 	}
@@ -52,7 +52,7 @@ func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, err
 	now := d.now()
 	for i := range r.blocks {
 		bc := r.blocks[i].Meta.Class
-		if classChanged && !(bc == policy.ClassThinkComplete && class == policy.ClassThinkActive) {
+		if classChanged && bc != policy.ClassThinkComplete {
 			bc = class
 		}
 		if inRanges(r, i, req.ThinkComplete) {
