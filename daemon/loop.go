@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/kvtier/kvtier/bpf"
@@ -229,6 +230,7 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		promote bool
 	}
 	agg := map[key]*api.Event{}
+	failed := map[string]*moveFailure{}
 	for i, m := range moves {
 		ok := false
 		var out numa.Outcome
@@ -242,6 +244,7 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		for name, n := range out.Errnos {
 			d.metrics.migErrors.WithLabelValues(name).Add(float64(n))
 		}
+		d.moveFailed(failed, m, out)
 		id := m.r.blocks[m.index].ID
 		if err := d.planner.Done(id, m.promote, ok, now); err != nil {
 			d.doneFailed(m, err)
@@ -275,6 +278,65 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 	}
 	for _, ev := range agg {
 		d.events.publish(*ev)
+	}
+	d.logMoveFailures(failed, rep)
+}
+
+// moveFailure sums up the moves that failed for one reason in an epoch.
+type moveFailure struct {
+	moves, pages int
+	example      error
+}
+
+// callErrno names the errno behind a mover error that stopped a move, ""
+// for a budget or the deadline (counted elsewhere) or no error.
+func callErrno(err error) string {
+	switch {
+	case err == nil, errors.Is(err, numa.ErrBudget), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, context.Canceled):
+		return ""
+	case errors.Is(err, numa.ErrNoMemory):
+		return "ENOMEM"
+	case errors.Is(err, numa.ErrNoNode):
+		return "ENODEV"
+	case errors.Is(err, numa.ErrProcessGone):
+		return "ESRCH"
+	case errors.Is(err, numa.ErrPermission):
+		return "EPERM"
+	}
+	return "other"
+}
+
+// moveFailed counts the pages a move skipped because of an error (a
+// move_pages call that failed as a whole reports no per-page errno) under
+// the error's errno, and notes it for the epoch's log.
+func (d *Daemon) moveFailed(failed map[string]*moveFailure, m plannedMove, out numa.Outcome) {
+	name := callErrno(out.Err)
+	if name == "" {
+		return
+	}
+	if out.Skipped > 0 {
+		d.metrics.migErrors.WithLabelValues(name).Add(float64(out.Skipped))
+	}
+	f := failed[name]
+	if f == nil {
+		f = &moveFailure{example: fmt.Errorf("region %d block %d: %w", m.r.id, m.index, out.Err)}
+		failed[name] = f
+	}
+	f.moves++
+	f.pages += out.Skipped
+}
+
+// logMoveFailures logs, once per epoch and reason, the moves that failed,
+// and the nodes found full.
+func (d *Daemon) logMoveFailures(failed map[string]*moveFailure, rep *numa.Report) {
+	log := d.log.Named("mover")
+	for name, f := range failed {
+		log.Warn("moves failed", "errno", name, "moves", f.moves, "pages", f.pages, "error", f.example)
+	}
+	if rep != nil && len(rep.FullNodes) > 0 {
+		log.Warn("node full (ENOMEM): no more moves went to it this epoch", "nodes", rep.FullNodes,
+			"promotions_stopped", rep.PromotionsStopped)
 	}
 }
 
