@@ -17,7 +17,11 @@ func (d *Daemon) finishEpoch(start time.Time, decision time.Duration, pl *plan.P
 	var bps float64
 	if rep != nil {
 		pages = rep.PagesToFast + rep.PagesToSlow
-		bps = rep.BytesPerSec
+		// The rate the budget limits: this epoch's bytes over its length,
+		// not the mover's speed while it ran (rep.BytesPerSec).
+		if e := d.cfg.Epoch.Seconds(); e > 0 {
+			bps = float64(rep.BytesMoved) / e
+		}
 	}
 	st := d.planner.Stats()
 	d.budgetUse = d.budgetUseOf(st, pages, int64(bps), pl.Deferred)
