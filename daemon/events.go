@@ -56,9 +56,13 @@ func (h *hub) subscribe() (<-chan api.Event, func()) {
 	return ch, func() {
 		once.Do(func() {
 			h.mu.Lock()
-			delete(h.subs, ch)
-			h.mu.Unlock()
-			close(ch)
+			defer h.mu.Unlock()
+			// closeAll may have ended the subscription (and closed ch)
+			// already.
+			if _, ok := h.subs[ch]; ok {
+				delete(h.subs, ch)
+				close(ch)
+			}
 		})
 	}
 }
