@@ -3,7 +3,9 @@ package numa
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,6 +38,18 @@ func presentPages(t *testing.T, pid, n int) []uintptr {
 		t.Fatalf("pid %d has %d present pages, want %d", pid, len(out), n)
 	}
 	return out
+}
+
+// waitExec waits until pid runs comm: until then its maps are those of
+// this process, forked, and its pages change with the exec.
+func waitExec(t *testing.T, pid int, comm string) {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(b)) == comm {
+			return
+		}
+	}
+	t.Fatalf("pid %d did not exec %s within 10s", pid, comm)
 }
 
 // TestMoverRefusesClosedProcess: a Move whose Process handle was closed
@@ -76,6 +90,7 @@ func TestMoverRechecksLivenessAfterWait(t *testing.T) {
 	// each needs a move and the move waits for the bucket.
 	topo := fixtureTopology(t, "cxl-2node")
 	child := startChild(t)
+	waitExec(t, child.Process.Pid, "sleep")
 	proc := openSkip(t, child.Process.Pid)
 	pages := presentPages(t, child.Process.Pid, 4)
 	ps := int64(PageSize)
