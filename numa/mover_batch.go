@@ -32,6 +32,14 @@ func (e *epoch) batch(mv *Move, class Class, chunk []uintptr, out *Outcome) erro
 		return nil
 	}
 	n, stop := e.allowance(len(todo))
+	if n < len(todo) && (e.used > 0 || out.Moved > 0) {
+		// Moving part of a chunk splits its block across the tiers, and
+		// a block moved in part is not moved: a promotion so cut puts
+		// pages in the fast tier that its budget does not count. Leave
+		// the chunk whole for a later epoch, unless nothing moved yet
+		// (a block larger than one epoch's budget still progresses).
+		n = 0
+	}
 	out.Skipped += len(todo) - n
 	todo = todo[:n]
 	if len(todo) > 0 {
