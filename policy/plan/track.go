@@ -94,12 +94,15 @@ func (p *Planner) unpend(e *entry) {
 // Update replaces the metadata of a tracked block (class, priority,
 // reference count, pinned, tenant, size). A change of tenant, priority or
 // sharing level moves the block to another bucket policy, which forgets
-// its history.
+// its history. Any other change of an unpinned block is told to its
+// bucket policy at once if the policy implements policy.Updater (a class
+// demotion reorders tiered_classes without waiting for an access).
 func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {
 	e, ok := p.blocks[id]
 	if !ok {
 		return fmt.Errorf("updating block %d: %w", id, ErrUnknownBlock)
 	}
+	old := e.b.Meta
 	nb := bucketOf(&m)
 	moveBucket := nb != e.bucket || m.Tenant != e.b.Meta.Tenant
 	if e.fast {
@@ -118,6 +121,13 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	e.b.Meta = m
 	e.bucket = nb
 	e.pol = p.policyFor(e.ten, nb)
+	if !moveBucket && !old.Pinned && !m.Pinned && old != m {
+		// The same policy keeps the block (resident, or as a ghost):
+		// tell it what changed.
+		if u, ok := e.pol.(policy.Updater); ok {
+			u.Update(e.b, old, now)
+		}
+	}
 	if e.fast {
 		p.addFast(e)
 	}
