@@ -83,7 +83,8 @@ func (s *MoveStats) addErrno(name string) {
 // A partial failure moves what it can: per-page failures are counted in
 // the stats and the work goes on. It stops early, leaving later pages
 // NotAttempted, when ctx is done, when the call itself fails (ESRCH:
-// ErrProcessGone; ENODEV or EINVAL: ErrNoNode; EPERM: ErrPermission) or
+// ErrProcessGone; ENODEV: ErrNoNode; EINVAL: ErrProcessGone for a process
+// without an address space, ErrNoNode otherwise; EPERM: ErrPermission) or
 // when a page fails with ENOMEM because the target node is full
 // (ErrNoMemory).
 //
@@ -126,7 +127,7 @@ func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, nod
 	st.Calls++
 	if _, err := movePages(pid, pages, nodes[:len(pages)], status, opts.flags()); err != nil {
 		tally(status, node, st)
-		return decodeMoveErrno(err, node)
+		return decodeMoveErrno(err, pid, node)
 	}
 	backoff := opts.BusyBackoff
 	for retry := 0; retry < opts.BusyRetries; retry++ {
@@ -158,7 +159,7 @@ func moveBatch(ctx context.Context, pid int, pages []uintptr, nodes []int32, nod
 		}
 		if err != nil {
 			tally(status, node, st)
-			return decodeMoveErrno(err, node)
+			return decodeMoveErrno(err, pid, node)
 		}
 	}
 	st.Calls += confirmOnTarget(pid, pages, status, node)
@@ -206,7 +207,7 @@ func (o MoveOptions) live() error {
 	if o.proc == nil {
 		return nil
 	}
-	return liveHandle(o.proc)
+	return o.proc.alive()
 }
 
 // busyPages returns the indexes of pages whose status is EBUSY.

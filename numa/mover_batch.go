@@ -19,7 +19,7 @@ func (e *epoch) batch(mv *Move, class Class, chunk []uintptr, out *Outcome) erro
 		out.Skipped += len(chunk)
 		return err
 	}
-	if err := liveHandle(mv.Proc); err != nil {
+	if err := mv.Proc.alive(); err != nil {
 		return e.processGone(mv, err, len(chunk), out)
 	}
 	status := make([]PageStatus, len(chunk))
@@ -129,16 +129,6 @@ func (e *epoch) move(mv *Move, class Class, todo []uintptr, out *Outcome) error 
 		e.gone[mv.Proc] = err
 	}
 	return err
-}
-
-// liveHandle returns ErrProcessGone (wrapped) if p's handle was closed or
-// its process has exited. A closed handle no longer vouches for its PID
-// (and poll(2) ignores a pidfd of -1, so it would look alive).
-func liveHandle(p *Process) error {
-	if p.fd < 0 {
-		return fmt.Errorf("pid %d: process handle closed: %w", p.pid, ErrProcessGone)
-	}
-	return p.alive()
 }
 
 // processGone records a failed query or liveness check and skips the chunk.

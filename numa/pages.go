@@ -86,22 +86,35 @@ func movePages(pid int, pages []uintptr, nodes []int32, status []PageStatus, fla
 }
 
 // decodeMoveErrno maps a move_pages(2) call's errno to the package's
-// sentinels. node is the destination (-1 for a query).
-func decodeMoveErrno(e error, node int) error {
+// sentinels. pid is the process named (0: the caller), node the
+// destination (-1 for a query).
+func decodeMoveErrno(e error, pid, node int) error {
 	switch {
 	case errors.Is(e, unix.ENODEV):
 		return fmt.Errorf("node %d has no memory or is offline: %w (%v)", node, ErrNoNode, e)
-	case errors.Is(e, unix.EINVAL) && node >= 0:
-		// The flags and counts are well formed, so EINVAL means the node
-		// is beyond MAX_NUMNODES.
-		return fmt.Errorf("node %d is out of range: %w (%v)", node, ErrNoNode, e)
-	case errors.Is(e, unix.EINVAL):
-		// A query of a process whose memory is already torn down.
+	case errors.Is(e, unix.EINVAL) && (node < 0 || !hasAddressSpace(pid)):
+		// The flags and counts are well formed, so EINVAL means either
+		// that the process has no memory left (it exited: a zombie, or
+		// being torn down) or that the node is beyond MAX_NUMNODES. The
+		// kernel looks for the address space first.
 		return fmt.Errorf("%w (%v: no address space)", ErrProcessGone, e)
+	case errors.Is(e, unix.EINVAL):
+		return fmt.Errorf("node %d is out of range: %w (%v)", node, ErrNoNode, e)
 	case errors.Is(e, unix.ENOMEM):
 		return fmt.Errorf("%w (%v)", ErrNoMemory, e)
 	}
 	return decodeProcErrno(e)
+}
+
+// hasAddressSpace reports whether process pid (0: the caller) still has
+// its memory: it exists and is neither a zombie nor dead. Used only to
+// explain an error, so a racy answer misnames one error at worst.
+func hasAddressSpace(pid int) bool {
+	if pid == 0 {
+		return true
+	}
+	st, err := ReadStat(DefaultProcRoot, pid)
+	return err == nil && st.State != 'Z' && st.State != 'X' && st.State != 'x'
 }
 
 // QueryPages asks where each page in pages (addresses in process pid; 0 is
@@ -123,7 +136,7 @@ func QueryPages(pid int, pages []uintptr, status []PageStatus, batch int) error 
 		// The kernel writes the status of each page it handled, so after a
 		// failed call the rest keep NotAttempted.
 		if _, err := movePages(pid, pages[off:end], nil, status[off:end], 0); err != nil {
-			return fmt.Errorf("querying pages of pid %d: %w", pid, decodeMoveErrno(err, -1))
+			return fmt.Errorf("querying pages of pid %d: %w", pid, decodeMoveErrno(err, pid, -1))
 		}
 	}
 	return nil

@@ -84,8 +84,12 @@ func (p *Process) StartTime() uint64 { return p.start }
 func (p *Process) Comm() string { return p.comm }
 
 // Exited reports whether the process has exited (it may still be an
-// unreaped zombie). It does not block.
+// unreaped zombie). A closed handle counts as exited: it no longer vouches
+// for its PID (and poll(2) ignores a pidfd of -1). It does not block.
 func (p *Process) Exited() bool {
+	if p.fd < 0 {
+		return true
+	}
 	fds := []unix.PollFd{{Fd: int32(p.fd), Events: unix.POLLIN}}
 	for {
 		n, err := unix.Poll(fds, 0)
@@ -117,12 +121,12 @@ func (p *Process) Wait(ctx context.Context) error {
 	}
 }
 
-// Check verifies that the handle still names a live process and that
-// /proc/PID/stat still shows the recorded start time. It returns an error
-// wrapping ErrProcessGone or ErrPIDReused otherwise.
+// Check verifies that the handle is open and still names a live process
+// and that /proc/PID/stat still shows the recorded start time. It returns
+// an error wrapping ErrProcessGone or ErrPIDReused otherwise.
 func (p *Process) Check() error {
-	if p.Exited() {
-		return fmt.Errorf("pid %d: %w", p.pid, ErrProcessGone)
+	if err := p.alive(); err != nil {
+		return err
 	}
 	st, err := ReadStat(p.procRoot, p.pid)
 	if err != nil {
@@ -137,8 +141,12 @@ func (p *Process) Check() error {
 	return nil
 }
 
-// alive returns ErrProcessGone (wrapped) if the process has exited.
+// alive returns ErrProcessGone (wrapped) if the process has exited or
+// the handle was closed.
 func (p *Process) alive() error {
+	if p.fd < 0 {
+		return fmt.Errorf("pid %d: process handle closed: %w", p.pid, ErrProcessGone)
+	}
 	if p.Exited() {
 		return fmt.Errorf("pid %d: %w", p.pid, ErrProcessGone)
 	}
