@@ -75,6 +75,7 @@ type Daemon struct {
 	regretWin  []float64                      // recent per-epoch regret/demotion pairs
 	epochStat  api.EpochStatus
 	budgetUse  api.BudgetUse
+	speed      moverSpeed // the mover's measured speed, for the plan's size
 	rec        *recorder
 	closed     bool
 }

@@ -5,6 +5,21 @@
 // evictions back to the policy), serves the HTTP/JSON API on a unix socket,
 // exports Prometheus metrics and records traces for `kvtier sim`.
 //
+// # Migration budget and the mover's deadline
+//
+// The planner plans at most migrate_bytes_per_sec x epoch bytes per epoch,
+// and the mover, which has until its deadline (budgets.move_timeout, half
+// the epoch by default; the rest is headroom for the loop), must be able
+// to execute all of it. Its token bucket holds one epoch's bytes: the loop
+// waits a whole epoch between two runs, so each run starts with a full
+// bucket and the bandwidth budget never cuts a plan, while over any T
+// seconds at most rate x (T + epoch) bytes move. What move_pages(2) itself
+// manages before the deadline is measured (bytes over the run's time) and
+// each plan is capped at 0.8 of the deadline at that speed, never below
+// two of the largest blocks (movecap.go). So the moves planned last (the
+// promotions: demotions go first) are not routinely cut, which would drain
+// the fast tier epoch after epoch.
+//
 // # Record and replay
 //
 // POST /v1/trace (or a record block in the config) records what the daemon

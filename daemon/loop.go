@@ -62,6 +62,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	now := d.now()
 	hits := d.drainLocked(now)
 	decStart := time.Now()
+	d.moveCapLocked()
 	pl, moves, mplan := d.decideLocked(now)
 	decision := time.Since(decStart)
 	moving, mover, deadline := d.moving, d.mover, d.cfg.MoveDeadline()
@@ -74,11 +75,13 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 		d.mu.Unlock()
 		mctx, cancel := context.WithTimeout(ctx, deadline)
 		rep = mover.Run(mctx, mplan)
-		if errors.Is(mctx.Err(), context.DeadlineExceeded) {
+		cut := errors.Is(mctx.Err(), context.DeadlineExceeded)
+		if cut {
 			d.metrics.deadlineMisses.Inc()
 		}
 		cancel()
 		d.mu.Lock()
+		d.speed.observe(rep, cut)
 		d.moverDone(moves)
 	}
 	defer d.mu.Unlock()

@@ -106,9 +106,7 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 		Cooldown:   int64(cfg.Planner.Cooldown),
 		PromoteMin: cfg.Planner.PromoteMin,
 	}
-	if b.MigrateBytesPerSec > 0 {
-		pc.Budget.MoveBytes = max(b.MigrateBytesPerSec*int64(cfg.Epoch)/1e9, int64(numa.PageSize))
-	}
+	pc.Budget.MoveBytes = epochBytes(cfg) // what the mover can move: see moverConfig
 	if d.slowNode < 0 {
 		// Nowhere to demote to: plan without a fast-tier limit so nothing
 		// is chosen for a move that cannot happen.
@@ -134,11 +132,38 @@ func (d *Daemon) tenantIndex(name string) uint32 {
 	return i
 }
 
+// moverConfig translates the daemon config into the mover's budgets.
+//
+// The planner plans migrate_bytes_per_sec x epoch bytes per epoch, and the
+// mover must be able to move all of them before its deadline
+// (Config.MoveDeadline, half the epoch by default, the other half being
+// headroom for draining, deciding and feedback). The token bucket's burst
+// is therefore one epoch's bytes: the loop waits a whole epoch between two
+// mover runs, so every run starts with a full bucket and the plan never
+// waits for bandwidth. The rate still holds over time: in any window of T
+// seconds at most rate x (T + epoch) bytes move, and the planner never
+// plans more than rate x epoch in one epoch. (Before, the burst was a
+// tenth of a second, so a run could move burst + rate x deadline, 0.6 of
+// the plan at a 1 s epoch, and the moves planned last were not executed
+// in every epoch.)
 func moverConfig(cfg *Config) numa.MoverConfig {
-	return numa.MoverConfig{Budgets: numa.Budgets{
+	b := numa.Budgets{
 		BytesPerSec:   cfg.Budgets.MigrateBytesPerSec,
 		PagesPerEpoch: cfg.Budgets.PagesPerEpoch,
-	}}
+	}
+	if b.BytesPerSec > 0 {
+		b.Burst = max(epochBytes(cfg), b.BytesPerSec/10, int64(numa.DefaultBatch*numa.PageSize))
+	}
+	return numa.MoverConfig{Budgets: b}
+}
+
+// epochBytes is what migrate_bytes_per_sec allows in one epoch (at least a
+// page); 0 without a limit.
+func epochBytes(cfg *Config) int64 {
+	if cfg.Budgets.MigrateBytesPerSec <= 0 {
+		return 0
+	}
+	return max(cfg.Budgets.MigrateBytesPerSec*int64(cfg.Epoch)/1e9, int64(numa.PageSize))
 }
 
 // samplerState is one configured sampler, open or failed.

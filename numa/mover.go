@@ -168,6 +168,21 @@ func (m *Mover) Budgets() Budgets {
 	return m.cfg.Budgets
 }
 
+// RunBytes returns the bytes the bytes-per-second budget lets a Run move
+// within d when it starts with a full token bucket: the burst plus d's
+// worth of the rate (0: no bandwidth limit). The bucket is full when the
+// time since the previous Run ended is at least Burst/BytesPerSec, so a
+// caller that plans per epoch and sets Burst to one epoch's bytes can plan
+// rate x epoch and have all of it executed before a deadline d. The pages
+// per epoch budget and the speed of move_pages(2) itself are not included.
+func (m *Mover) RunBytes(d time.Duration) int64 {
+	b := m.Budgets()
+	if b.BytesPerSec <= 0 {
+		return 0
+	}
+	return b.Burst + int64(float64(b.BytesPerSec)*d.Seconds())
+}
+
 // applyBudgets installs pending budgets; the caller holds mu.
 func (m *Mover) applyBudgets() {
 	m.bmu.Lock()

@@ -232,3 +232,46 @@ func TestSetBudgetsDuringRun(t *testing.T) {
 		t.Errorf("after the next Run: in force %d, want 20", m.cfg.Budgets.PagesPerEpoch)
 	}
 }
+
+// TestRunBytes: what a Run starting with a full bucket may move before a
+// deadline, and that the mover's allowance agrees.
+func TestRunBytes(t *testing.T) {
+	topo := fixtureTopology(t, "cxl-2node")
+	ps := int64(PageSize)
+	tests := []struct {
+		name    string
+		budgets Budgets
+		d       time.Duration
+		want    int64
+	}{
+		{"unlimited", Budgets{}, time.Second, 0},
+		{"default burst", Budgets{BytesPerSec: 100 * ps}, time.Second, 100*ps + int64(DefaultBatch)*ps},
+		{"burst of one epoch", Budgets{BytesPerSec: 100 * ps, Burst: 50 * ps}, 500 * time.Millisecond, 100 * ps},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := NewMover(topo, MoverConfig{Budgets: tt.budgets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := m.RunBytes(tt.d)
+			if got != tt.want {
+				t.Fatalf("RunBytes(%v) = %d, want %d", tt.d, got, tt.want)
+			}
+			if got == 0 {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), tt.d)
+			defer cancel()
+			e := &epoch{m: m, ctx: ctx}
+			// Time passes between the deadline and the check: allow a
+			// page of slack.
+			if n, stop := e.allowance(int(got/ps) - 1); stop != nil {
+				t.Errorf("allowance(%d pages) = %d, %v: the mover cuts what RunBytes promised", got/ps-1, n, stop)
+			}
+			if _, stop := e.allowance(int(got/ps) + 2); !errors.Is(stop, ErrBudget) {
+				t.Errorf("allowance past RunBytes: %v, want ErrBudget", stop)
+			}
+		})
+	}
+}

@@ -54,3 +54,33 @@ func TestUpdateTellsPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestSetMoveCap: the cap lowers the epoch's byte budget below
+// Budget.MoveBytes, never raises it, and 0 removes it.
+func TestSetMoveCap(t *testing.T) {
+	tests := []struct {
+		name      string
+		moveBytes int64
+		cap       int64
+		want      int // promotions of 100-byte blocks
+	}{
+		{"no cap", 500, 0, 5},
+		{"cap below the budget", 500, 300, 3},
+		{"cap above the budget", 200, 300, 2},
+		{"cap without a budget", 0, 400, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, Config{Budget: Budget{FastBytes: 1000, MoveBytes: tt.moveBytes}})
+			for id := policy.BlockID(1); id <= 6; id++ {
+				h.track(id, 0, 100, false)
+				h.access(id)
+			}
+			h.p.SetMoveCap(tt.cap)
+			pl := h.plan()
+			if len(pl.Promote) != min(tt.want, 6) || len(pl.Demote) != 0 {
+				t.Errorf("plan promotes %v and demotes %v, want %d promotions", ids(pl.Promote), ids(pl.Demote), tt.want)
+			}
+		})
+	}
+}

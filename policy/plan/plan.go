@@ -88,6 +88,9 @@ type budget struct {
 
 func (p *Planner) newBudget() budget {
 	b := p.cfg.Budget
+	if p.moveCap > 0 && (b.MoveBytes == 0 || p.moveCap < b.MoveBytes) {
+		b.MoveBytes = p.moveCap
+	}
 	return budget{
 		bytes: b.MoveBytes, blocks: int64(b.MoveBlocks), pages: int64(b.MovePages),
 		limB: b.MoveBytes > 0, limN: b.MoveBlocks > 0, limP: b.MovePages > 0,

@@ -90,6 +90,7 @@ type Planner struct {
 	touched    []*entry
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
+	moveCap    int64 // SetMoveCap; 0: none
 }
 
 // New returns a planner with no tracked blocks.
@@ -106,6 +107,15 @@ func New(cfg Config) (*Planner, error) {
 		abandoned:  map[policy.BlockID]abandon{},
 	}, nil
 }
+
+// SetMoveCap caps the bytes the next plans move below Budget.MoveBytes,
+// until it is called again (0 removes the cap). The budget is an
+// operator's limit; the cap is what the caller's mover can execute in an
+// epoch (the daemon measures its mover's speed against its deadline), so
+// that the moves planned last are not routinely cut. A block larger than
+// the cap is never planned, so callers keep the cap above their largest
+// block.
+func (p *Planner) SetMoveCap(bytes int64) { p.moveCap = max(bytes, 0) }
 
 // Config returns the current configuration.
 func (p *Planner) Config() Config { return p.cfg }
