@@ -25,6 +25,13 @@ const (
 	// DefaultCooldownEpochs is the planner's hysteresis, in epochs, when
 	// the planner block sets no cooldown.
 	DefaultCooldownEpochs = 2
+	// DefaultReconcileEpochs and DefaultReconcilePages: a placement
+	// reconcile pass every 4 epochs, of at most 64 Ki pages (256 MiB of
+	// 4 KiB pages, a few ms of move_pages queries).
+	DefaultReconcileEpochs = 4
+	DefaultReconcilePages  = 1 << 16
+	// DefaultMaxTenants bounds the tenants tracked at once.
+	DefaultMaxTenants = 1024
 )
 
 // Kernel tiering modes: what the daemon does when the kernel's own NUMA
@@ -51,6 +58,9 @@ type Config struct {
 	Metrics       MetricsConfig
 	Log           LogConfig
 	Record        RecordConfig
+	// MaxTenants bounds the tenants the daemon tracks at once (configured
+	// budgets included); a registration of one more is refused.
+	MaxTenants int
 }
 
 // RecordConfig records a kvtier JSONL trace from the daemon's start.
@@ -88,6 +98,14 @@ type PlannerConfig struct {
 	Cooldown time.Duration
 	// PromoteMin is the heat a slow block needs to be promoted (> 0).
 	PromoteMin float64
+	// ReconcileEpochs is how often (in epochs) the daemon reads where its
+	// blocks are and corrects the planner (a block moved by someone else,
+	// a pinned block to bring back); 0 turns it off.
+	ReconcileEpochs int
+	// ReconcilePages bounds the pages one reconcile pass queries: a pass
+	// goes on where the previous one stopped, so every region is read
+	// within ceil(pages tracked / ReconcilePages) passes.
+	ReconcilePages int
 }
 
 // SamplerConfig selects a sampler by name with its parameters.
@@ -138,11 +156,13 @@ func DefaultConfig() *Config {
 		ScanInterval:  DefaultScanInterval,
 		KernelTiering: KernelTieringReport,
 		Budgets:       Budgets{Tenants: map[string]int64{}},
-		Planner:       PlannerConfig{Decay: DefaultDecay, Cooldown: DefaultCooldownEpochs * DefaultEpoch, PromoteMin: 1},
-		Policy:        policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
-		API:           APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody},
-		Metrics:       MetricsConfig{Listen: DefaultMetricsAddr},
-		Log:           LogConfig{Level: "info"},
+		Planner: PlannerConfig{Decay: DefaultDecay, Cooldown: DefaultCooldownEpochs * DefaultEpoch, PromoteMin: 1,
+			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages},
+		MaxTenants: DefaultMaxTenants,
+		Policy:     policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
+		API:        APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody},
+		Metrics:    MetricsConfig{Listen: DefaultMetricsAddr},
+		Log:        LogConfig{Level: "info"},
 	}
 }
 

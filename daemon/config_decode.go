@@ -21,6 +21,7 @@ type rawConfig struct {
 	Epoch         hcl.Expression `hcl:"epoch,optional"`
 	ScanInterval  hcl.Expression `hcl:"scan_interval,optional"`
 	KernelTiering hcl.Expression `hcl:"kernel_tiering,optional"`
+	MaxTenants    hcl.Expression `hcl:"max_tenants,optional"`
 	Tiers         *rawTiers      `hcl:"tiers,block"`
 	Budgets       *rawBudgets    `hcl:"budgets,block"`
 	Planner       *rawPlanner    `hcl:"planner,block"`
@@ -54,6 +55,8 @@ type rawPlanner struct {
 	Decay      hcl.Expression `hcl:"decay,optional"`
 	Cooldown   hcl.Expression `hcl:"cooldown,optional"`
 	PromoteMin hcl.Expression `hcl:"promote_min,optional"`
+	Reconcile  hcl.Expression `hcl:"reconcile_epochs,optional"`
+	RecPages   hcl.Expression `hcl:"reconcile_pages,optional"`
 }
 
 type rawTenant struct {
@@ -132,6 +135,9 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if s, ok := d.enum(raw.KernelTiering, "kernel_tiering",
 		KernelTieringRefuse, KernelTieringDisable, KernelTieringReport); ok {
 		cfg.KernelTiering = s
+	}
+	if n, ok := d.integer(raw.MaxTenants, "max_tenants", 1, 1<<20); ok {
+		cfg.MaxTenants = int(n)
 	}
 	if raw.Tiers != nil {
 		d.tiers(raw.Tiers, cfg)
@@ -265,6 +271,12 @@ func (d *decoder) planner(p *rawPlanner, cfg *Config) {
 	if v, ok := d.number(p.PromoteMin, "promote_min", func(f float64) bool { return f > 0 && f <= 1<<20 },
 		"a number of sampled accesses > 0 such as 1"); ok {
 		cfg.Planner.PromoteMin = v
+	}
+	if n, ok := d.integer(p.Reconcile, "reconcile_epochs", 0, 1<<20); ok {
+		cfg.Planner.ReconcileEpochs = int(n)
+	}
+	if n, ok := d.integer(p.RecPages, "reconcile_pages", 1, 1<<30); ok {
+		cfg.Planner.ReconcilePages = int(n)
 	}
 }
 

@@ -145,7 +145,8 @@ func TestParseConfigEmptyIsDefault(t *testing.T) {
 	def := DefaultConfig()
 	if cfg.Epoch != def.Epoch || cfg.API.Socket != def.API.Socket || cfg.Metrics.Listen != DefaultMetricsAddr ||
 		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch/2 ||
-		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1}) {
+		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
+		cfg.MaxTenants != DefaultMaxTenants {
 		t.Fatalf("empty config = %+v, want the defaults %+v", cfg, def)
 	}
 }
@@ -202,6 +203,9 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cooldown negative", "planner {\n  cooldown = \"-1s\"\n}\n", "2:14", "between 0s and 1h"},
 		{"cooldown number", "planner {\n  cooldown = 2\n}\n", "2:14", "cooldown: want a string"},
 		{"promote min", "planner {\n  promote_min = 0\n}\n", "2:17", "promote_min 0: want a number of sampled accesses > 0"},
+		{"reconcile epochs", "planner {\n  reconcile_epochs = -1\n}\n", "2:22", "reconcile_epochs: want a whole number between 0 and"},
+		{"reconcile pages", "planner {\n  reconcile_pages = 0\n}\n", "2:21", "reconcile_pages: want a whole number between 1 and"},
+		{"max tenants", "max_tenants = 0\n", "1:15", "max_tenants: want a whole number between 1 and"},
 		{"planner unknown", "planner {\n  heat = 1\n}\n", "2:3", "Unsupported argument"},
 		{"tenant without budget", "budgets {\n  tenant \"a\" {}\n}\n", "2:3", "tenant \"a\": want fast_bytes"},
 		{"duplicate tenant", "budgets {\n  tenant \"a\" { fast_bytes = 1 }\n  tenant \"a\" { fast_bytes = 2 }\n}\n", "3:3", "tenant \"a\" has two budgets"},

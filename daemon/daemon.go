@@ -76,6 +76,7 @@ type Daemon struct {
 	epochStat  api.EpochStatus
 	budgetUse  api.BudgetUse
 	speed      moverSpeed // the mover's measured speed, for the plan's size
+	recCursor  reconcileCursor
 	rec        *recorder
 	closed     bool
 }

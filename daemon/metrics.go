@@ -44,6 +44,7 @@ type metrics struct {
 	hints           prometheus.Counter
 	regionsDropped  prometheus.Counter
 	deadlineMisses  prometheus.Counter
+	reconciled      prometheus.Counter
 	reloads         *prometheus.CounterVec // result
 	eventsDropped   prometheus.Counter
 	traceRecords    prometheus.Counter
@@ -83,6 +84,7 @@ func newMetrics(version string) *metrics {
 	m.blocks = f.gaugeVec("blocks", "Tracked KV blocks in each tier.", "tier")
 	m.hints = f.counter("hint_blocks_total", "Block accesses reported by engines through the API.")
 	m.regionsDropped = f.counter("regions_dropped_total", "Regions dropped because their process exited.")
+	m.reconciled = f.counter("placement_corrections_total", "Blocks a placement reconcile found in another tier than the daemon believed (moved by someone else).")
 	m.deadlineMisses = f.counter("move_deadline_exceeded_total", "Epochs whose moves were cut short by the deadline.")
 	m.reloads = f.counterVec("config_reloads_total", "Config reloads by result.", "result")
 	m.eventsDropped = f.counter("events_dropped_total", "Events not delivered to a slow event-stream subscriber.")

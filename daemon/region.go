@@ -70,12 +70,28 @@ const tierQueryPages = 1 << 16
 // (its pages fault in on the local node), and so does a block split across
 // tiers, so the fast tier's accounting never counts less than is there.
 func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]bool, error) {
+	pl, err := readPlacement(proc, topo, addr, length, blockSize)
+	if err != nil {
+		return nil, err
+	}
+	fast := make([]bool, len(pl))
+	for i, p := range pl {
+		fast[i] = p.fast || !p.slow
+	}
+	return fast, nil
+}
+
+// blockPlace says which tiers hold present pages of a block.
+type blockPlace struct{ fast, slow bool }
+
+// readPlacement reads which tiers hold the present pages of each block of
+// blockSize bytes in [addr, addr+length) of proc (move_pages queries).
+func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]blockPlace, error) {
 	n := int((length + blockSize - 1) / blockSize)
-	anyFast := make([]bool, n)
-	anySlow := make([]bool, n)
+	pl := make([]blockPlace, n)
 	ps := uint64(numa.PageSize)
 	class := map[int]numa.Class{}
-	status := make([]numa.PageStatus, 0, tierQueryPages)
+	status := make([]numa.PageStatus, 0, min(tierQueryPages, length/ps+2))
 	for off := uint64(0); off < length; off += tierQueryPages * ps {
 		end := min(off+tierQueryPages*ps, length)
 		pages, err := numa.PagesOf(uintptr(addr+off), uintptr(addr+end))
@@ -98,9 +114,9 @@ func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize 
 			}
 			b := int((off + uint64(i)*ps) / blockSize)
 			if c == numa.ClassSlow {
-				anySlow[b] = true
+				pl[b].slow = true
 			} else {
-				anyFast[b] = true
+				pl[b].fast = true
 			}
 		}
 	}
@@ -108,11 +124,7 @@ func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize 
 	if err := proc.Check(); err != nil {
 		return nil, err
 	}
-	fast := make([]bool, n)
-	for i := range fast {
-		fast[i] = anyFast[i] || !anySlow[i]
-	}
-	return fast, nil
+	return pl, nil
 }
 
 // blockID packs a region ID and a block index into a policy.BlockID.

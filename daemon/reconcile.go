@@ -1,0 +1,121 @@
+package daemon
+
+import (
+	"slices"
+
+	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Placement reconcile: the daemon's view of where blocks are changes only
+// through its own moves, but others move pages too (another tool, a
+// migrate_pages(2), the kernel). Every planner.reconcile_epochs epochs a
+// pass reads where the next planner.reconcile_pages pages of the tracked
+// regions are (move_pages queries, region by region, going on where the
+// last pass stopped) and corrects the planner: a block found in the other
+// tier is accounted there, and a pinned block found slow is promoted by
+// the next plan. Blocks with a planned move are skipped (their outcome
+// says where they are), and blocks without a present page are left as
+// they are. A block split across the tiers counts fast, as at
+// registration, unless it is pinned: then it counts slow, so the plan
+// brings its stray pages back.
+
+// reconcileCursor is where the next pass starts.
+type reconcileCursor struct {
+	region uint64
+	block  int
+}
+
+// reconcileLocked runs a reconcile pass if this epoch is due one.
+func (d *Daemon) reconcileLocked(now policy.Time) {
+	every := d.cfg.Planner.ReconcileEpochs
+	if every <= 0 || d.slowNode < 0 || d.planner.Epoch()%uint64(every) != 0 {
+		return
+	}
+	d.reconcilePass(now, d.cfg.Planner.ReconcilePages)
+}
+
+// reconcilePass reads the placement of up to budget pages of blocks,
+// starting at the cursor, and corrects the blocks that moved. It returns
+// the number of blocks corrected.
+func (d *Daemon) reconcilePass(now policy.Time, budget int) int {
+	ids := make([]uint64, 0, len(d.regions))
+	for id := range d.regions {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return 0
+	}
+	slices.Sort(ids)
+	start, _ := slices.BinarySearch(ids, d.recCursor.region)
+	fixed := 0
+	ps := uint64(numa.PageSize)
+	for k := range ids {
+		r := d.regions[ids[(start+k)%len(ids)]]
+		first := 0
+		if k == 0 && r.id == d.recCursor.region {
+			first = d.recCursor.block
+		}
+		if first >= len(r.blocks) {
+			first = 0
+		}
+		// Whole blocks, at least one, up to the budget.
+		n := max(int(uint64(budget)*ps/r.blockSize), 1)
+		last := min(first+n, len(r.blocks))
+		fixed += d.reconcileBlocks(r, first, last, now)
+		budget -= int((r.blockAddr(last-1) + r.blockLen(last-1) - r.blockAddr(first)) / ps)
+		d.recCursor = reconcileCursor{region: r.id, block: last}
+		if last == len(r.blocks) {
+			d.recCursor = reconcileCursor{region: r.id + 1}
+		}
+		if budget <= 0 {
+			break
+		}
+	}
+	if fixed > 0 {
+		d.metrics.reconciled.Add(float64(fixed))
+	}
+	return fixed
+}
+
+// reconcileBlocks reads blocks [first, last) of r and corrects the tier
+// of those found elsewhere.
+func (d *Daemon) reconcileBlocks(r *region, first, last int, now policy.Time) int {
+	addr := r.blockAddr(first)
+	length := r.blockAddr(last-1) + r.blockLen(last-1) - addr
+	pl, err := readPlacement(r.proc, d.topo, addr, length, r.blockSize)
+	if err != nil {
+		// A gone process is reaped next epoch; anything else is retried
+		// on the next pass.
+		d.log.Named("reconcile").Debug("cannot read placement", "region", r.id, "pid", r.pid(), "error", err)
+		return 0
+	}
+	var toFast, toSlow []int
+	for j, p := range pl {
+		i := first + j
+		if !p.fast && !p.slow {
+			continue
+		}
+		// Split across the tiers: fast, unless pinned (to be brought
+		// back whole).
+		fast := p.fast && !(p.slow && r.blocks[i].Meta.Pinned)
+		if fast == r.fast[i] {
+			continue
+		}
+		changed, err := d.planner.SetTier(r.blocks[i].ID, fast, now)
+		if err != nil || !changed {
+			continue
+		}
+		r.fast[i] = fast
+		if fast {
+			toFast = append(toFast, i)
+		} else {
+			toSlow = append(toSlow, i)
+		}
+	}
+	if len(toFast)+len(toSlow) > 0 {
+		d.log.Named("reconcile").Info("blocks found in another tier than planned; corrected",
+			"region", r.id, "pid", r.pid(), "tenant", r.tenant, "now_fast", toFast, "now_slow", toSlow)
+	}
+	return len(toFast) + len(toSlow)
+}

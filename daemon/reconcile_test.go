@@ -1,0 +1,83 @@
+package daemon
+
+import (
+	"os"
+	"testing"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
+	"github.com/kvtier/kvtier/policy"
+)
+
+// TestReconcilePlacement: the daemon re-reads where its blocks are and
+// corrects what drifted. The two-node fixture with the tiers swapped
+// (node 0, where every page of this host is, slow) registers a faulted-in
+// buffer slow; then the daemon is made to believe blocks 0 (pinned) and 3
+// are fast, as if they had been moved behind its back. A pass within the
+// page budget corrects both, in bounded slices that go round the regions,
+// and the next plan promotes pinned block 0. Before, nothing ever re-read
+// placement: a pinned block moved to the slow node stayed there.
+func TestReconcilePlacement(t *testing.T) {
+	d, _ := fixtureDaemon(t, `
+epoch = "10s"
+kernel_tiering = "report"
+sampler "fault" {}
+tiers {
+  fast = [1]
+  slow = [0]
+}
+planner {
+  reconcile_epochs = 1
+  reconcile_pages  = 64
+}
+`)
+	const blockSz = 64 << 10 // 16 pages
+	wl := testutil.StartWorkload(t, testutil.WorkloadCmd(os.Args[0], testutil.Touched))
+	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: blockSz,
+		source: "test", priority: policy.PriorityNormal, refcount: 1, pinned: []api.Range{{Offset: 0, Length: blockSz}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.FastBytes != 0 {
+		t.Fatalf("region registered with %d fast bytes, want every block slow", v.FastBytes)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.regions[v.ID]
+	now := d.now()
+	for _, i := range []int{0, 3} { // the drift
+		if ok, err := d.planner.SetTier(r.blocks[i].ID, true, now); !ok || err != nil {
+			t.Fatalf("making block %d fast: %v, %v", i, ok, err)
+		}
+		r.fast[i] = true
+	}
+	// 64 pages a pass: 4 blocks of 16 pages each.
+	fixed := d.reconcilePass(now, 64)
+	if d.recCursor != (reconcileCursor{region: r.id, block: 4}) {
+		t.Fatalf("after a pass of 64 pages the cursor is at %+v, want region %d block 4", d.recCursor, r.id)
+	}
+	passes := 1
+	for passes < len(r.blocks)/4+1 {
+		fixed += d.reconcilePass(now, 64)
+		passes++
+	}
+	if fixed != 2 || r.fast[0] || r.fast[3] {
+		t.Fatalf("%d blocks corrected in %d passes (block 0 fast %v, block 3 fast %v), want blocks 0 and 3 back to slow",
+			fixed, passes, r.fast[0], r.fast[3])
+	}
+	if fast, _ := d.planner.Fast(r.blocks[0].ID); fast || d.planner.FastBytes() != 0 {
+		t.Errorf("planner: block 0 fast %v, %d fast bytes; want slow and 0", fast, d.planner.FastBytes())
+	}
+	pl := d.planner.Plan(d.now())
+	found := false
+	for _, m := range pl.Promote {
+		found = found || m.Block.ID == r.blocks[0].ID
+	}
+	if !found {
+		t.Errorf("the plan after the reconcile promotes %d blocks, not pinned block 0", len(pl.Promote))
+	}
+	// A pass with nothing drifted corrects nothing.
+	if n := d.reconcilePass(now, 1<<20); n != 0 {
+		t.Errorf("a second pass corrected %d blocks, want 0", n)
+	}
+}

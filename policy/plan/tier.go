@@ -1,0 +1,43 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// SetTier corrects the tier of a tracked block that the caller found
+// elsewhere than the planner believes: moved by someone else (another
+// tool, the kernel's own balancing), or placed differently than reported.
+// A block found fast joins the tier's accounting and its policy; one found
+// slow leaves them, and if it is pinned the next Plan promotes it. A block
+// with a pending move is left alone (its Done will say where it is) and
+// SetTier returns false; it returns true when the tier changed.
+func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, error) {
+	e, ok := p.blocks[id]
+	if !ok {
+		return false, fmt.Errorf("setting the tier of block %d: %w", id, ErrUnknownBlock)
+	}
+	if e.pending != pendNone || e.fast == fast {
+		return false, nil
+	}
+	e.fast = fast
+	if fast {
+		p.addFast(e)
+		delete(p.pinnedSlow, id)
+		if !e.b.Meta.Pinned && !e.admitted {
+			e.pol.Admit(e.b, now)
+			e.admitted = true
+		}
+		return true, nil
+	}
+	p.dropFast(e)
+	if e.admitted {
+		e.pol.Evict(e.b, now)
+		e.admitted = false
+	}
+	if e.b.Meta.Pinned {
+		p.pinnedSlow[id] = e
+	}
+	return true, nil
+}

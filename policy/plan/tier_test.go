@@ -1,0 +1,51 @@
+package plan
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// TestSetTier: a block found in the other tier is accounted there: a
+// pinned block found slow is promoted by the next plan, an unpinned one
+// found slow is no victim any more, a block found fast counts against the
+// capacity (and is a victim), a pending block is left to its Done.
+func TestSetTier(t *testing.T) {
+	h := newHarness(t, Config{Budget: Budget{FastBytes: 300}})
+	h.track(1, 0, 100, true, pinned)
+	h.track(2, 0, 100, true)
+	h.track(3, 0, 100, true)
+	h.track(4, 0, 100, false)
+	for _, c := range []struct {
+		id   policy.BlockID
+		fast bool
+		want bool
+	}{{1, false, true}, {2, false, true}, {2, false, false}, {4, true, true}} {
+		if got, err := h.p.SetTier(c.id, c.fast, h.now); err != nil || got != c.want {
+			t.Fatalf("SetTier(%d, %v) = %v, %v; want %v", c.id, c.fast, got, err, c.want)
+		}
+	}
+	h.wantFast(1, false)
+	h.wantFast(2, false)
+	h.wantFast(4, true)
+	if fb := h.p.FastBytes(); fb != 200 {
+		t.Errorf("fast bytes %d, want 200 (blocks 3 and 4)", fb)
+	}
+	// Pinned block 1 comes back; the room is made from 3 or 4 (2 is slow).
+	pl := h.plan()
+	if len(pl.Promote) != 1 || pl.Promote[0].Block.ID != 1 {
+		t.Fatalf("plan promotes %v, want pinned block 1", ids(pl.Promote))
+	}
+	for _, m := range pl.Demote {
+		if m.Block.ID == 2 || m.Block.ID == 1 {
+			t.Errorf("plan demotes block %d, which is slow or pinned", m.Block.ID)
+		}
+	}
+	if got, err := h.p.SetTier(1, true, h.now); err != nil || got {
+		t.Errorf("SetTier of a block with a pending promotion = %v, %v; want false", got, err)
+	}
+	if _, err := h.p.SetTier(9, true, h.now); !errors.Is(err, ErrUnknownBlock) {
+		t.Errorf("SetTier of an unknown block: %v", err)
+	}
+}
