@@ -77,6 +77,7 @@ type Daemon struct {
 	budgetUse  api.BudgetUse
 	speed      moverSpeed // the mover's measured speed, for the plan's size
 	recCursor  reconcileCursor
+	backoff    map[int]*nodeBackoff // full nodes backed off from
 	rec        *recorder
 	closed     bool
 }
@@ -100,7 +101,7 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{opts: opts, log: opts.Logger, start: time.Now(), cfg: cfg,
 		regions: map[uint64]*region{}, tenants: map[string]uint32{"": 0}, tenantName: []string{""},
-		demoted: map[policy.BlockID]policy.Time{}, slowNode: -1,
+		demoted: map[policy.BlockID]policy.Time{}, slowNode: -1, backoff: map[int]*nodeBackoff{},
 		ready: make(chan struct{}), stopping: make(chan struct{})}
 	d.metrics = newMetrics(opts.Version)
 	d.events = newHub(d.metrics.eventsDropped.Inc)

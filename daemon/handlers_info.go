@@ -121,7 +121,8 @@ func (d *Daemon) Status() api.Status {
 	s := api.Status{Version: d.opts.Version, PID: os.Getpid(), Started: d.start.UTC(),
 		UptimeSeconds: time.Since(d.start).Seconds(), ConfigFile: cfg.File, Policy: cfg.Policy.String(),
 		Budgets: budgetsView(cfg.Budgets), BudgetUse: d.budgetUse, Epoch: d.epochStat, Regions: len(d.regions),
-		SingleNode: d.slowNode < 0, Moving: d.moving, KernelTiering: d.kernel, Recording: d.traceStatusLocked()}
+		SingleNode: d.slowNode < 0, Moving: d.moving, KernelTiering: d.kernel, Recording: d.traceStatusLocked(),
+		NodeBackoff: d.backoffStatus()}
 	for _, sm := range d.samplers {
 		ss := api.SamplerStatus{Name: sm.name, Events: sm.last.Matched, Drops: sm.last.Drops}
 		if sm.err != nil {

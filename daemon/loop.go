@@ -64,6 +64,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	hits := d.drainLocked(now)
 	decStart := time.Now()
 	d.moveCapLocked()
+	d.holdLocked()
 	pl, moves, mplan := d.decideLocked(now)
 	decision := time.Since(decStart)
 	moving, mover, deadline := d.moving, d.mover, d.cfg.MoveDeadline()
@@ -87,6 +88,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	}
 	defer d.mu.Unlock()
 	d.feedback(moves, rep, d.now())
+	d.backoffLocked(moves, rep)
 	for _, ev := range pl.Events {
 		d.crossTenantEvent(ev)
 	}
@@ -283,7 +285,7 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 	for _, ev := range agg {
 		d.events.publish(*ev)
 	}
-	d.logMoveFailures(failed, rep)
+	d.logMoveFailures(failed)
 }
 
 // moveFailure sums up the moves that failed for one reason in an epoch.
@@ -331,17 +333,13 @@ func (d *Daemon) moveFailed(failed map[string]*moveFailure, m plannedMove, out n
 	f.pages += out.Skipped
 }
 
-// logMoveFailures logs, once per epoch and reason, the moves that failed,
-// and the nodes found full.
-func (d *Daemon) logMoveFailures(failed map[string]*moveFailure, rep *numa.Report) {
+// logMoveFailures logs, once per epoch and reason, the moves that failed.
+func (d *Daemon) logMoveFailures(failed map[string]*moveFailure) {
 	log := d.log.Named("mover")
 	for name, f := range failed {
 		log.Warn("moves failed", "errno", name, "moves", f.moves, "pages", f.pages, "error", f.example)
 	}
-	if rep != nil && len(rep.FullNodes) > 0 {
-		log.Warn("node full (ENOMEM): no more moves went to it this epoch", "nodes", rep.FullNodes,
-			"promotions_stopped", rep.PromotionsStopped)
-	}
+	// Full nodes are logged once per backoff (backoff.go).
 }
 
 // doneFailed handles an outcome the planner did not accept. A block freed

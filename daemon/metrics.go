@@ -45,6 +45,8 @@ type metrics struct {
 	regionsDropped  prometheus.Counter
 	deadlineMisses  prometheus.Counter
 	reconciled      prometheus.Counter
+	nodeFull        *prometheus.CounterVec
+	nodeBackoff     *prometheus.GaugeVec
 	reloads         *prometheus.CounterVec // result
 	eventsDropped   prometheus.Counter
 	traceRecords    prometheus.Counter
@@ -85,6 +87,8 @@ func newMetrics(version string) *metrics {
 	m.hints = f.counter("hint_blocks_total", "Block accesses reported by engines through the API.")
 	m.regionsDropped = f.counter("regions_dropped_total", "Regions dropped because their process exited.")
 	m.reconciled = f.counter("placement_corrections_total", "Blocks a placement reconcile found in another tier than the daemon believed (moved by someone else).")
+	m.nodeFull = f.counterVec("node_full_total", "Mover runs that found a node full (ENOMEM).", "node")
+	m.nodeBackoff = f.gaugeVec("node_backoff_epochs", "Length of the backoff from a full node (0: moves to it are not held).", "node")
 	m.deadlineMisses = f.counter("move_deadline_exceeded_total", "Epochs whose moves were cut short by the deadline.")
 	m.reloads = f.counterVec("config_reloads_total", "Config reloads by result.", "result")
 	m.eventsDropped = f.counter("events_dropped_total", "Events not delivered to a slow event-stream subscriber.")

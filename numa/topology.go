@@ -277,3 +277,19 @@ func (t *Topology) WithClass(c Class) []int {
 	}
 	return ids
 }
+
+// NodeFree reads node id's free memory now (MemFree of its meminfo under
+// the topology's sysfs root), for callers that watch a node fill up or
+// drain: the Node's MemFree is as read by ReadTopology.
+func (t *Topology) NodeFree(id int) (uint64, error) {
+	root := t.Root
+	if root == "" {
+		root = DefaultSysRoot
+	}
+	path := filepath.Join(root, "devices", "system", "node", "node"+strconv.Itoa(id), "meminfo")
+	_, free, err := readNodeMeminfo(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the free memory of node %d: %w", id, err)
+	}
+	return free, nil
+}

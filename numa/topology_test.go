@@ -155,3 +155,18 @@ func TestParseList(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeFree reads a node's free memory from the fixture tree, and says
+// which node it could not read.
+func TestNodeFree(t *testing.T) {
+	topo := fixtureTopology(t, "cxl-2node")
+	for _, n := range topo.Nodes {
+		free, err := topo.NodeFree(n.ID)
+		if err != nil || free != n.MemFree {
+			t.Errorf("NodeFree(%d) = %d, %v; want %d as ReadTopology read it", n.ID, free, err, n.MemFree)
+		}
+	}
+	if _, err := topo.NodeFree(7); err == nil || !strings.Contains(err.Error(), "node 7") {
+		t.Errorf("NodeFree(7) = %v, want an error naming node 7", err)
+	}
+}

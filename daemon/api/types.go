@@ -131,6 +131,22 @@ type Status struct {
 	Moving        bool            `json:"moving"`      // the daemon moves pages
 	KernelTiering KernelTiering   `json:"kernel_tiering"`
 	Recording     TraceStatus     `json:"recording"`
+	// NodeBackoff lists the nodes found full (ENOMEM) whose moves are
+	// held: the daemon plans no moves to them until the backoff ends.
+	NodeBackoff []NodeBackoff `json:"node_backoff,omitempty"`
+}
+
+// NodeBackoff is a full node the daemon backs off from.
+type NodeBackoff struct {
+	Node int    `json:"node"`
+	Held string `json:"held"` // "demotions" (the slow node) or "promotions"
+	// Epochs is the current backoff's length (it doubles each time the
+	// node is found full again, up to a cap); EpochsLeft how many plans
+	// are still held.
+	Epochs     int    `json:"epochs"`
+	EpochsLeft int    `json:"epochs_left"`
+	TimesFull  int    `json:"times_full"`
+	FreeBytes  uint64 `json:"free_bytes"` // when last found full
 }
 
 // Budgets are the configured limits; 0 is no limit.
@@ -232,6 +248,7 @@ const (
 	EventRegionUnregistered = "region_unregistered"
 	EventConfigReloaded     = "config_reloaded"
 	EventMigrationError     = "migration_error"
+	EventNodeFull           = "node_full"
 )
 
 // Event is one line of the event stream.
@@ -248,6 +265,7 @@ type Event struct {
 	Pages     int       `json:"pages,omitempty"`
 	Bytes     int64     `json:"bytes,omitempty"`
 	Block     *uint64   `json:"block,omitempty"` // block index for per-block events
+	Node      *int      `json:"node,omitempty"`  // NUMA node of node events
 	Reason    string    `json:"reason,omitempty"`
 }
 

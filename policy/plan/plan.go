@@ -154,7 +154,13 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	p.expireAbandoned()
 
 	bud := p.newBudget()
-	pl.Shortage = p.shed(&bud, now, pl)
+	if !p.hold.Demote {
+		pl.Shortage = p.shed(&bud, now, pl)
+	}
+	if p.hold.Promote {
+		pl.Deferred += len(cands)
+		cands = nil
+	}
 	order := p.selectBatch(cands, &bud, pl)
 	for _, n := range order {
 		pl.Shortage += max(n.quota, n.global)
@@ -278,6 +284,10 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
 			qShort = max(0, size-max(tf, 0))
 		}
 		dem := max(gShort, qShort)
+		if dem > 0 && p.hold.Demote {
+			pl.Deferred++ // only promotions into free room
+			continue
+		}
 		victims := int64(0)
 		if dem > 0 {
 			victims = (dem + size - 1) / size

@@ -91,7 +91,22 @@ type Planner struct {
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none
+	hold       Hold
 }
+
+// Hold stops the plans from moving blocks in one direction, for as long as
+// the caller's target node cannot take them (it is full).
+type Hold struct {
+	// Promote: no promotions; demotions that bring a tier or tenant back
+	// under its budget still happen.
+	Promote bool
+	// Demote: no demotions, neither to honour a budget nor to make room;
+	// promotions go only into free fast-tier room.
+	Demote bool
+}
+
+// SetHold holds moves in the directions h names, until called again.
+func (p *Planner) SetHold(h Hold) { p.hold = h }
 
 // New returns a planner with no tracked blocks.
 func New(cfg Config) (*Planner, error) {

@@ -49,3 +49,53 @@ func TestSetTier(t *testing.T) {
 		t.Errorf("SetTier of an unknown block: %v", err)
 	}
 }
+
+// TestHold: with demotions held no block is demoted, neither for room nor
+// for an overage, and promotions go only into free room; with promotions
+// held only the overage is shed.
+func TestHold(t *testing.T) {
+	tests := []struct {
+		name          string
+		hold          Hold
+		demote, promo []policy.BlockID
+		deferred      int
+	}{
+		{"none", Hold{}, []policy.BlockID{1, 2, 3}, []policy.BlockID{4, 5}, 0},
+		{"demotions", Hold{Demote: true}, []policy.BlockID{}, []policy.BlockID{}, 2},
+		{"promotions", Hold{Promote: true}, []policy.BlockID{1}, []policy.BlockID{}, 2},
+		{"both", Hold{Promote: true, Demote: true}, []policy.BlockID{}, []policy.BlockID{}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Capacity 200, 300 fast: 100 over. Blocks 4 and 5 are hot.
+			h := newHarness(t, Config{Budget: Budget{FastBytes: 200}})
+			for id := policy.BlockID(1); id <= 5; id++ {
+				h.track(id, 0, 100, id <= 3)
+			}
+			h.access(3, 4, 4, 5, 5)
+			h.p.SetHold(tt.hold)
+			pl := h.plan()
+			h.want(pl, tt.demote, tt.promo)
+			if pl.Deferred != tt.deferred {
+				t.Errorf("deferred %d, want %d", pl.Deferred, tt.deferred)
+			}
+		})
+	}
+}
+
+// TestHoldPromotesIntoFreeRoom: with demotions held, a promotion that
+// fits the free room still happens.
+func TestHoldPromotesIntoFreeRoom(t *testing.T) {
+	h := newHarness(t, Config{Budget: Budget{FastBytes: 300}})
+	h.track(1, 0, 100, true)
+	h.track(2, 0, 100, false)
+	h.track(3, 0, 100, false)
+	h.track(4, 0, 100, false)
+	h.access(2, 2, 3, 3, 4)
+	h.p.SetHold(Hold{Demote: true})
+	pl := h.plan()
+	h.want(pl, []policy.BlockID{}, []policy.BlockID{2, 3})
+	if pl.Deferred != 1 {
+		t.Errorf("deferred %d, want 1 (block 4 needs a victim)", pl.Deferred)
+	}
+}
