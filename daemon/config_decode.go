@@ -144,6 +144,10 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	}
 	if raw.Budgets != nil {
 		d.budgets(raw.Budgets, cfg)
+		if n := len(cfg.Budgets.Tenants); n > cfg.MaxTenants {
+			d.fail(raw.Budgets.Tenants[cfg.MaxTenants].DefRange, "Too many tenants",
+				fmt.Sprintf("%d tenant budgets, more than max_tenants = %d", n, cfg.MaxTenants))
+		}
 	}
 	seen := map[string]bool{}
 	for _, s := range raw.Samplers {

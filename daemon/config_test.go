@@ -206,6 +206,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"reconcile epochs", "planner {\n  reconcile_epochs = -1\n}\n", "2:22", "reconcile_epochs: want a whole number between 0 and"},
 		{"reconcile pages", "planner {\n  reconcile_pages = 0\n}\n", "2:21", "reconcile_pages: want a whole number between 1 and"},
 		{"max tenants", "max_tenants = 0\n", "1:15", "max_tenants: want a whole number between 1 and"},
+		{"too many tenant budgets", "max_tenants = 1\nbudgets {\n  tenant \"a\" { fast_bytes = 1 }\n  tenant \"b\" { fast_bytes = 2 }\n}\n", "4:3", "2 tenant budgets, more than max_tenants = 1"},
 		{"planner unknown", "planner {\n  heat = 1\n}\n", "2:3", "Unsupported argument"},
 		{"tenant without budget", "budgets {\n  tenant \"a\" {}\n}\n", "2:3", "tenant \"a\": want fast_bytes"},
 		{"duplicate tenant", "budgets {\n  tenant \"a\" { fast_bytes = 1 }\n  tenant \"a\" { fast_bytes = 2 }\n}\n", "3:3", "tenant \"a\" has two budgets"},

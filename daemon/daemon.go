@@ -69,8 +69,9 @@ type Daemon struct {
 	samplers   []*samplerState
 	regions    map[uint64]*region
 	nextID     uint64
-	tenants    map[string]uint32
-	tenantName []string
+	tenants    map[string]*tenantState // by name; "" is the unnamed tenant
+	tenantName map[uint32]string
+	nextTenant uint32 // tenant numbers are never reused (traces name them)
 	demoted    map[policy.BlockID]policy.Time // demotion time, for regret
 	regretWin  []float64                      // recent per-epoch regret/demotion pairs
 	epochStat  api.EpochStatus
@@ -100,7 +101,8 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 		opts.Logger = NewLogger(cfg.Log, out)
 	}
 	d := &Daemon{opts: opts, log: opts.Logger, start: time.Now(), cfg: cfg,
-		regions: map[uint64]*region{}, tenants: map[string]uint32{"": 0}, tenantName: []string{""},
+		regions: map[uint64]*region{}, tenants: map[string]*tenantState{"": {}}, tenantName: map[uint32]string{0: ""},
+		nextTenant: 1,
 		demoted: map[policy.BlockID]policy.Time{}, slowNode: -1, backoff: map[int]*nodeBackoff{},
 		ready: make(chan struct{}), stopping: make(chan struct{})}
 	d.metrics = newMetrics(opts.Version)

@@ -370,9 +370,4 @@ func (d *Daemon) crossTenantEvent(ev plan.Event) {
 		"by", d.nameOf(ev.Requester), "blocks", ev.Blocks, "bytes", ev.Bytes)
 }
 
-func (d *Daemon) nameOf(t uint32) string {
-	if int(t) < len(d.tenantName) {
-		return d.tenantName[t]
-	}
-	return ""
-}
+func (d *Daemon) nameOf(t uint32) string { return d.tenantName[t] }

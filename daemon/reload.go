@@ -39,6 +39,9 @@ func (d *Daemon) Reload(next *Config) error {
 	next.API, next.Metrics, next.Samplers, next.Tiers, next.KernelTiering, next.Record =
 		old.API, old.Metrics, old.Samplers, old.Tiers, old.KernelTiering, old.Record
 	d.cfg = next
+	for name := range old.Budgets.Tenants {
+		d.dropIdleTenant(name) // its budget may be gone
+	}
 	d.epochStat.Length = next.Epoch.String()
 	d.log.SetLevel(levelOf(next.Log.Level))
 	d.metrics.reloads.WithLabelValues("ok").Inc()

@@ -121,17 +121,6 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 	return pc, nil
 }
 
-// tenantIndex maps a tenant name to the planner's tenant number.
-func (d *Daemon) tenantIndex(name string) uint32 {
-	if i, ok := d.tenants[name]; ok {
-		return i
-	}
-	i := uint32(len(d.tenantName))
-	d.tenants[name] = i
-	d.tenantName = append(d.tenantName, name)
-	return i
-}
-
 // moverConfig translates the daemon config into the mover's budgets.
 //
 // The planner plans migrate_bytes_per_sec x epoch bytes per epoch, and the

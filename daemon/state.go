@@ -169,14 +169,19 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
 // trackLocked builds the region of s on proc and hands its blocks to the
 // planner. On error nothing is tracked and proc is left open.
 func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) {
+	idx, err := d.acquireTenant(s.tenant)
+	if err != nil {
+		return nil, err
+	}
 	d.nextID++
 	r := newRegion(d.nextID, proc, s.addr, s.length, s.blockSz)
 	if s.fast != nil {
 		copy(r.fast, s.fast)
 	}
-	r.tenant, r.tenantIdx = s.tenant, d.tenantIndex(s.tenant)
+	r.tenant, r.tenantIdx = s.tenant, idx
 	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
 	if err := r.checkRanges("pinned", s.pinned); err != nil {
+		d.releaseTenant(s.tenant)
 		return nil, badRequest("%v", err)
 	}
 	r.pinned = append([]api.Range(nil), s.pinned...)
@@ -185,6 +190,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		r.blocks[i].Meta = r.meta(i, r.class)
 		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
 			d.untrack(r, i)
+			d.releaseTenant(s.tenant)
 			return nil, fmt.Errorf("tracking region blocks: %w", err)
 		}
 	}
@@ -236,6 +242,7 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	}
 	d.untrack(r, len(r.blocks))
 	delete(d.regions, r.id)
+	d.releaseTenant(r.tenant)
 	d.metrics.regions.Set(float64(len(d.regions)))
 	pid := r.pid()
 	if r.inMove {

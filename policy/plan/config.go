@@ -22,6 +22,9 @@ var (
 	// move was pending: the move was abandoned and Done changed nothing.
 	// Callers that drop blocks while moves run may ignore it.
 	ErrUntracked = errors.New("block untracked while its move was pending")
+	// ErrTenantInUse is returned by DropTenant for a tenant that still
+	// has tracked blocks.
+	ErrTenantInUse = errors.New("tenant has tracked blocks")
 )
 
 // Budget bounds the fast tier and the migrations of one epoch. A zero limit

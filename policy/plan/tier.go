@@ -41,3 +41,20 @@ func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, 
 	}
 	return true, nil
 }
+
+// DropTenant forgets the state of tenant id (its accounting and its bucket
+// policies), so that a caller whose tenants come and go keeps the planner
+// bounded. The tenant must have no tracked block left (ErrTenantInUse);
+// dropping an unknown tenant does nothing. Tracking a block of the tenant
+// again starts it afresh.
+func (p *Planner) DropTenant(id uint32) error {
+	t, ok := p.tenants[id]
+	if !ok {
+		return nil
+	}
+	if t.blocks > 0 {
+		return fmt.Errorf("dropping tenant %d with %d blocks: %w", id, t.blocks, ErrTenantInUse)
+	}
+	delete(p.tenants, id)
+	return nil
+}

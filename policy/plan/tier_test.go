@@ -99,3 +99,28 @@ func TestHoldPromotesIntoFreeRoom(t *testing.T) {
 		t.Errorf("deferred %d, want 1 (block 4 needs a victim)", pl.Deferred)
 	}
 }
+
+// TestDropTenant: a tenant without blocks is forgotten; one with blocks is
+// refused; a new block of a dropped tenant starts it afresh.
+func TestDropTenant(t *testing.T) {
+	h := newHarness(t, Config{Budget: Budget{FastBytes: 300}})
+	h.track(1, 5, 100, true)
+	h.track(2, 6, 100, true)
+	if err := h.p.DropTenant(5); !errors.Is(err, ErrTenantInUse) {
+		t.Fatalf("DropTenant of a tenant with a block: %v, want ErrTenantInUse", err)
+	}
+	h.untrack(1)
+	if err := h.p.DropTenant(5); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.p.DropTenant(99); err != nil {
+		t.Errorf("DropTenant of an unknown tenant: %v", err)
+	}
+	s := h.p.Stats()
+	if len(s.Tenants) != 1 || s.Tenants[0].Tenant != 6 || s.FastBytes != 100 {
+		t.Errorf("stats after the drop: %+v", s)
+	}
+	h.track(3, 5, 100, false)
+	h.access(3)
+	h.want(h.plan(), []policy.BlockID{}, []policy.BlockID{3})
+}
