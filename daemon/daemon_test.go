@@ -238,7 +238,8 @@ func TestDaemonReload(t *testing.T) {
 	}
 	pol, _ := td.client.Policy(ctx)
 	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 ||
-		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1}) {
+		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1,
+			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages}) {
 		t.Fatalf("policy after reload = %+v", pol)
 	}
 	if r, err := td.client.Region(ctx, reg.ID); err != nil || r.Blocks != reg.Blocks {

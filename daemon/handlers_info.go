@@ -200,7 +200,8 @@ func (d *Daemon) handlePolicy(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, api.PolicyInfo{Spec: cfg.Policy.String(), Name: cfg.Policy.Name, Params: params,
 		Epoch: cfg.Epoch.String(), Budgets: budgetsView(cfg.Budgets),
 		Planner: api.PlannerParams{Decay: cfg.Planner.Decay, Cooldown: cfg.Planner.Cooldown.String(),
-			PromoteMin: cfg.Planner.PromoteMin}})
+			PromoteMin: cfg.Planner.PromoteMin, ReconcileEpochs: cfg.Planner.ReconcileEpochs,
+			ReconcilePages: cfg.Planner.ReconcilePages}})
 }
 
 // handleEvents streams events as NDJSON until the client goes away or the

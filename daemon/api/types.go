@@ -236,6 +236,10 @@ type PlannerParams struct {
 	Decay      float64 `json:"decay"`
 	Cooldown   string  `json:"cooldown"`
 	PromoteMin float64 `json:"promote_min"`
+	// ReconcileEpochs and ReconcilePages: how often the daemon re-reads
+	// where its blocks are (0: never) and how many pages a pass reads.
+	ReconcileEpochs int `json:"reconcile_epochs"`
+	ReconcilePages  int `json:"reconcile_pages"`
 }
 
 // Event types on the event stream.

@@ -71,6 +71,19 @@
 // to a policy, so they never leave the fast tier; ordering by class
 // (think_complete before think_active) is left to the policies.
 //
+// Update tells a block's bucket policy of a metadata change that keeps
+// the block in its bucket (policy.Updater), so a class demotion reorders
+// tiered_classes at once, not at the block's next access.
+//
+// # Corrections from the caller
+//
+// SetTier corrects a block found in the other tier than reported (moved
+// by someone else; the daemon's placement reconcile). SetHold stops plans
+// from moving blocks in one direction while the target node is full
+// (held demotions: promotions only into free room). SetMoveCap lowers the
+// epoch's byte budget to what the caller's mover can execute before its
+// deadline. DropTenant forgets a tenant without blocks.
+//
 // Reconfigure applies new budgets and a new policy without losing tracked
 // blocks (the daemon's SIGHUP). The planner is pure Go, does not log and is
 // not safe for concurrent use.
