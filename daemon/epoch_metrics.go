@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"math"
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
@@ -99,6 +100,7 @@ func (d *Daemon) tierGauges() {
 		per[name] = &tb{}
 	}
 	var fastBlocks, slowBlocks int
+	decay := viewHeatDecay(d.cfg.Epoch)
 	for _, r := range d.regions {
 		t := per[r.tenant]
 		if t == nil {
@@ -113,7 +115,7 @@ func (d *Daemon) tierGauges() {
 				t.slow += int64(r.blockLen(i))
 				slowBlocks++
 			}
-			r.heat[i] /= 2
+			r.heat[i] *= decay
 		}
 	}
 	d.metrics.tierBytes.Reset()
@@ -154,4 +156,27 @@ func (d *Daemon) repromotionRate() float64 {
 		return 0
 	}
 	return reg / dem
+}
+
+// viewHeatHalfLife is how long a block's heat in placement views takes to
+// halve. It is a wall-clock time rather than a number of epochs so that the
+// heat strips of `kvtier placement` read the same at any epoch length: a
+// block read a few times stays visibly warm for several seconds.
+const viewHeatHalfLife = 4 * time.Second
+
+// viewHeatDecay returns the factor that one epoch applies to view heat.
+func viewHeatDecay(epoch time.Duration) float32 {
+	if epoch <= 0 {
+		return 0.5
+	}
+	return float32(math.Pow(0.5, epoch.Seconds()/viewHeatHalfLife.Seconds()))
+}
+
+// viewHeat rounds a decayed access count for the API, saturating at the
+// largest uint32.
+func viewHeat(h float32) uint32 {
+	if h >= math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return uint32(math.Round(float64(h)))
 }

@@ -50,7 +50,7 @@ func (d *Daemon) placement(id uint64) (api.Placement, error) {
 	for i := range pages {
 		pages[i] = uintptr(r.blockAddr(i))
 	}
-	heat := append([]uint32(nil), r.heat...)
+	heat := append([]float32(nil), r.heat...)
 	p := api.Placement{Region: id, PID: pid, BlockSize: r.blockSize, Nodes: map[string]int{},
 		Blocks: make([]api.BlockPlacement, len(pages))}
 	d.mu.Unlock()
@@ -60,7 +60,7 @@ func (d *Daemon) placement(id uint64) (api.Placement, error) {
 		return p, err
 	}
 	for i, st := range status {
-		bp := api.BlockPlacement{Node: -1, Tier: "none", Heat: heat[i]}
+		bp := api.BlockPlacement{Node: -1, Tier: "none", Heat: viewHeat(heat[i])}
 		if node, ok := st.OnNode(); ok {
 			bp.Node = node
 			if c, err := d.topo.ClassOf(node); err == nil {

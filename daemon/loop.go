@@ -181,7 +181,7 @@ func (d *Daemon) accessLocked(rid uint64, index int, count uint64, now policy.Ti
 	}
 	id := r.blocks[index].ID
 	_ = d.planner.Access(id, uint32(min(count, 1<<32-1)), now)
-	r.heat[index] = uint32(min(uint64(r.heat[index])+count, 1<<32-1))
+	r.heat[index] += float32(count)
 	r.accesses += count
 	if d.rec != nil {
 		d.rec.access(r, index, count, now)

@@ -33,8 +33,8 @@ type region struct {
 	registered time.Time
 
 	blocks   []policy.Block
-	fast     []bool   // tier of each block as last known
-	heat     []uint32 // decayed access counts (for placement views)
+	fast     []bool    // tier of each block as last known
+	heat     []float32 // access counts decayed with viewHeatHalfLife (placement views)
 	accesses uint64
 	watched  []string // samplers watching the region
 
@@ -51,7 +51,7 @@ func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *r
 	n := int((length + blockSize - 1) / blockSize)
 	r := &region{id: id, proc: proc, addr: addr, length: length, blockSize: blockSize,
 		refcount: 1, priority: policy.PriorityNormal, registered: time.Now().UTC(),
-		blocks: make([]policy.Block, n), fast: make([]bool, n), heat: make([]uint32, n)}
+		blocks: make([]policy.Block, n), fast: make([]bool, n), heat: make([]float32, n)}
 	for i := range r.blocks {
 		r.blocks[i].ID = blockID(id, i)
 		r.fast[i] = true
