@@ -20,7 +20,8 @@
 // test/.cache/e2e-timings.json.
 //
 //	TestTopologyAndMoves  scenario 1 without the daemon: 6.12 cxl and cxl-hmat, 6.1 cxl
-//	TestConvergence       scenario 1 with the daemon (lru, page faults and hints)
+//	TestConvergence       scenario 1 with the daemon (lru, page faults and hints):
+//	                      6.12 cxl-hmat, and 6.1 cxl (compatibility: no DAMON)
 //	TestPolicies          2 regret (lru and regret_aware on one script, uprobe sampler)
 //	                      and 3 budgets (metrics sampled over time, SIGHUP)
 //	TestRules             4 pinned blocks and classes (tiered_classes), then a THP
@@ -38,6 +39,6 @@
 // Set E2E_KEEP_LOGS=1 to keep every guest's console log under
 // test/.cache/logs (failing guests' logs are always kept there), and
 // E2E_REPLAY=test/.cache/logs to check kept logs again without booting.
-// Checks of bugs known in other packages skip with the reason unless
-// E2E_STRICT=1.
+// Every check is a hard assertion: the daemon bugs the checks once skipped
+// on (E2E_STRICT) are fixed.
 package e2e

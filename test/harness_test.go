@@ -317,20 +317,3 @@ func writeTimings() {
 		_ = os.WriteFile(filepath.Join(env.cacheDir, "e2e-timings.json"), append(data, '\n'), 0o644)
 	}
 }
-
-// knownBug runs a check of a bug reported against another package. While
-// the bug is there the check is skipped with the reason (E2E_STRICT=1
-// makes it fail instead); once it is fixed the check passes and guards it.
-func (r *run) knownBug(what string, check func() error) {
-	r.t.Helper()
-	r.t.Run("known-bug", func(t *testing.T) {
-		err := check()
-		switch {
-		case err == nil:
-		case os.Getenv("E2E_STRICT") == "1":
-			t.Fatalf("%s: %v", what, err)
-		default:
-			t.Skipf("known daemon bug (E2E_STRICT=1 fails on it): %s: %v", what, err)
-		}
-	})
-}

@@ -23,6 +23,11 @@ type statusReport struct {
 	Epoch   struct {
 		Count int `json:"count"`
 	} `json:"epoch"`
+	NodeBackoff []struct {
+		Node   int    `json:"node"`
+		Held   string `json:"held"`
+		Epochs int    `json:"epochs"`
+	} `json:"node_backoff"`
 }
 
 // TestInput boots one 6.12 guest for scenario 7 (the kernel's own NUMA

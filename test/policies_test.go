@@ -228,14 +228,21 @@ func (r *run) checkBudgets() {
 	r.wantReportOK("report-budgets")
 	r.t.Logf("budgets: %v bytes demoted over %v epochs; peak %v pages in one epoch (limit %d); peak rate %.2f MiB/s over >= 2s before the reload (limit 6), %.2f MiB/s after (limit 2); fast blocks %v",
 		moved, epochs, maxPages, budgetPages, peakBefore/(1<<20), peakAfter/(1<<20), fast)
-	r.knownBug("the migrate_bytes_per_sec budget gauge is the mover's burst speed, not the epoch's rate", func() error {
-		for _, x := range s {
-			if v := x.get(bytesRatio); v > 1 {
-				return fmt.Errorf("t=%.2fs: %s = %.1f while the counters show the limit kept", x.T, bytesRatio, v)
-			}
+	// The budget gauge is the epoch's bytes over the epoch's length, the
+	// rate the budget limits (it was the mover's burst speed, many times
+	// the limit while the counters showed it kept): never above 1, and
+	// above 0 while the demotions ran, so it measures something.
+	peakGauge := 0.0
+	for _, x := range s {
+		v := x.get(bytesRatio)
+		if v > 1 {
+			r.fatal("t=%.2fs: %s = %.2f while the counters show the limit kept", x.T, bytesRatio, v)
 		}
-		return nil
-	})
+		peakGauge = max(peakGauge, v)
+	}
+	if peakGauge == 0 {
+		r.fatal("%s stayed 0 while %v bytes were demoted", bytesRatio, moved)
+	}
 }
 
 func seq(from, to int) []int {

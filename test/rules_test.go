@@ -3,17 +3,17 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestRules is scenario 4 on 6.12, then a THP arena under a daemon
-// sampling with DAMON: the daemon never demotes pinned blocks (and, a known bug, should
-// bring one back that was moved behind its back), think_complete blocks
-// are demoted before think_active ones even when they were read more
-// recently, huge-page blocks move whole and every checksum matches.
+// sampling with DAMON: the daemon never demotes pinned blocks and brings
+// one back that was moved behind its back (placement reconcile),
+// think_complete blocks are demoted before think_active ones even when
+// they were read more recently (marked without being read again), huge-page
+// blocks move whole and every checksum matches.
 func TestRules(t *testing.T) {
 	r := boot(t, scenario{
 		name: "rules-6.12-cxl", kernel: "6.12", topology: "cxl",
@@ -49,12 +49,11 @@ func TestRules(t *testing.T) {
 	if mv.After.Arenas[0].Blocks[0] != 1 {
 		r.fatal("the probe could not move pinned block 0 to node 1: %+v", mv.Stats)
 	}
-	r.knownBug("the daemon never re-reads placement, so a pinned block moved by someone else stays on the slow node", func() error {
-		if b := blocks("where-pinned-back"); b[0] != 0 {
-			return fmt.Errorf("pinned block 0, moved to node 1 by the probe, is still on node %d two seconds later; blocks %s", b[0], blockString(b))
-		}
-		return nil
-	})
+	// The daemon's placement reconcile finds it on the slow node and the
+	// next plan brings it back.
+	if b := blocks("where-pinned-back"); b[0] != 0 {
+		r.fatal("pinned block 0, moved to node 1 by the probe, is still on node %d two seconds later; blocks %s", b[0], blockString(b))
+	}
 	conv := blocks("where-converged")
 	for i := 2; i <= 11; i++ {
 		if conv[i] != 0 {
@@ -108,9 +107,7 @@ func TestRules(t *testing.T) {
 // checkTHP: a 48 MiB arena of 2 MiB huge pages over the 24 MiB fast tier:
 // the daemon demoted blocks a huge page at a time (EBUSY retried and
 // counted, not fatal), every block is wholly on one node, and every
-// checksum matches. Known bug: when move_pages reports a page of a moved
-// huge page EBUSY, the daemon records the move as failed, keeps believing
-// the block is fast and demotes another one.
+// checksum matches.
 func (r *run) checkTHP(last sample) {
 	thp := r.text("thp")
 	if !strings.Contains(thp, "AnonHugePages") || strings.Contains(thp, "AnonHugePages:         0 kB") {
@@ -134,13 +131,14 @@ func (r *run) checkTHP(last sample) {
 	view := m[`kvtier_blocks{tier="fast"}`]
 	r.t.Logf("THP arena %s (%s); the daemon counts %v fast blocks; migration errors %s",
 		blockString(b), strings.Join(strings.Fields(thp), " "), view, last.labelled("kvtier_migration_errors_total"))
-	r.knownBug("with huge pages the daemon's tier view drifts from where blocks are and it demotes far past the budget", func() error {
-		if int(view) != len(fast) || len(fast) < 12-2 {
-			return fmt.Errorf("%d blocks on node 0 (fast tier 12 blocks) while kvtier_blocks{tier=\"fast\"} says %v; EBUSY pages %v",
-				len(fast), view, last.get(`kvtier_migration_errors_total{errno="EBUSY"}`))
-		}
-		return nil
-	})
+	// The daemon's view is where the blocks are (an EBUSY page of a moved
+	// huge page made it count the move failed), and it stays near the
+	// budget (promotions cut by the move deadline after their demotions
+	// ran drained the fast tier).
+	if int(view) != len(fast) || len(fast) < 12-2 {
+		r.fatal("%d blocks on node 0 (fast tier 12 blocks) while kvtier_blocks{tier=\"fast\"} says %v; EBUSY pages %v",
+			len(fast), view, last.get(`kvtier_migration_errors_total{errno="EBUSY"}`))
+	}
 }
 
 // diff returns the elements of a not in b.

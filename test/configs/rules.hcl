@@ -14,6 +14,13 @@ sampler "sw-page-faults" {}
 
 policy "tiered_classes" {}
 
+# Read where the blocks are every epoch (the default is every 4): the
+# scenario checks that a pinned block moved behind the daemon's back is
+# back on node 0 within two seconds.
+planner {
+  reconcile_epochs = 1
+}
+
 api {
   socket = "/run/kvtier/kvtier.sock"
   mode   = "0660"

@@ -4,9 +4,10 @@
 # 32 blocks of 4 KiB pages, blocks 0-1 pinned, 12 blocks of fast tier.
 # 1. Hot set 2-11 converges (with the pinned blocks: 12 blocks).
 # 2. The probe moves pinned block 0 to node 1; the daemon must bring it back.
-# 3. Blocks 7-11 are read, 2-6 are marked think_complete and then read
-#    (the most recent), then new blocks 20-24 are read: the room they need
-#    must come from 2-6 (think_complete), not from 7-11 (think_active).
+# 3. Blocks 7-11 are read, then 2-6 (the most recent), then 2-6 are marked
+#    think_complete (and not read again: the mark alone must reorder them),
+#    then new blocks 20-24 are read: the room they need must come from 2-6
+#    (think_complete), not from 7-11 (think_active).
 . /lib.sh
 daemon_start rules /etc/kvtier/rules.hcl
 wl_start rules -arena-mib 64 -nohugepage -pinned-blocks 2 -daemon "$SOCK" -rounds 2 -interval 150ms
@@ -28,8 +29,9 @@ done
 probe record where-pinned-back -- probe where /run/wl-rules.sock
 ctl rules touch 7-11 2 >/dev/null
 sleep 0.6
-probe record complete -- probe ctl /run/wl-rules.sock complete 2-6
 ctl rules touch 2-6 1 >/dev/null
+sleep 0.6
+probe record complete -- probe ctl /run/wl-rules.sock complete 2-6
 probe record regions-after-complete -- probe api "$SOCK" regions
 i=0
 while [ "$i" -lt 5 ]; do
