@@ -19,15 +19,16 @@ type debEntry struct {
 
 // wantDebFiles are the files of the package and their modes.
 var wantDebFiles = map[string]string{
-	"./usr/bin/kvtier":                                  "-rwxr-xr-x",
-	"./lib/systemd/system/kvtier.service":               "-rw-r--r--",
-	"./etc/kvtier/kvtier.hcl":                           "-rw-r-----",
-	"./usr/share/bash-completion/completions/kvtier":    "-rw-r--r--",
-	"./usr/share/zsh/vendor-completions/_kvtier":        "-rw-r--r--",
-	"./usr/share/fish/vendor_completions.d/kvtier.fish": "-rw-r--r--",
-	"./usr/share/doc/kvtier/README.md.gz":               "-rw-r--r--",
-	"./usr/share/kvtier/grafana/kvtier.json":            "-rw-r--r--",
-	"./usr/share/kvtier/kernel-tunables.conf":           "-rw-r--r--",
+	"./usr/bin/kvtier":                                     "-rwxr-xr-x",
+	"./lib/systemd/system/kvtier.service":                  "-rw-r--r--",
+	"./etc/kvtier/kvtier.hcl":                              "-rw-r-----",
+	"./usr/share/bash-completion/completions/kvtier":       "-rw-r--r--",
+	"./usr/share/zsh/vendor-completions/_kvtier":           "-rw-r--r--",
+	"./usr/share/fish/vendor_completions.d/kvtier.fish":    "-rw-r--r--",
+	"./usr/share/doc/kvtier/README.md.gz":                  "-rw-r--r--",
+	"./usr/share/kvtier/grafana/kvtier.json":               "-rw-r--r--",
+	"./usr/share/kvtier/kernel-tunables.conf":              "-rw-r--r--",
+	"./usr/share/doc/kvtier/examples/kvtier-reference.hcl": "-rw-r--r--",
 }
 
 var (

@@ -33,6 +33,7 @@ chmod 0644 "$root"/usr/share/*/*/kvtier "$root"/usr/share/zsh/vendor-completions
 	"$root"/usr/share/fish/vendor_completions.d/kvtier.fish
 install -m 0644 "$src/README.md" "$root/usr/share/doc/kvtier/README.md"
 gzip -9n "$root/usr/share/doc/kvtier/README.md"
+install -D -m 0644 "$src/systemd/examples/kvtier-reference.hcl" "$root/usr/share/doc/kvtier/examples/kvtier-reference.hcl"
 
 install -d "$root/DEBIAN"
 cat >"$root/DEBIAN/control" <<CONTROL

@@ -1,0 +1,95 @@
+# kvtier-reference.hcl: every setting of kvtier's daemon config, with its
+# default. Copy what you need into /etc/kvtier/kvtier.hcl and check it with
+#   kvtier daemon --check --config /etc/kvtier/kvtier.hcl
+# (errors name file:line:col). SIGHUP reloads policy, budgets, planner and
+# rules; samplers, tiers, api, metrics and kernel_tiering need a restart.
+
+epoch          = "1s"     # one decision epoch: drain, plan, move, feed back
+scan_interval  = "10s"    # how often rules rescan /proc for new processes
+kernel_tiering = "report" # kernel NUMA balancing/demotion on: report | disable | refuse
+max_tenants    = 1024     # named tenants tracked at once; one more is refused (409)
+
+# Override the fast/slow class the topology gives a node (a lower kernel
+# memory tier, else CPU-less = slow). `kvtier topology` shows both and why.
+tiers {
+  fast = [0]
+  slow = [1]
+}
+
+budgets {
+  fast_bytes            = "48GiB"    # fast-tier bytes of all regions (0: no limit)
+  migrate_bytes_per_sec = "256MiB"   # migration bandwidth (0: no limit)
+  pages_per_epoch       = 65536      # 4 KiB pages moved per epoch (0: no limit)
+  move_timeout          = "500ms"    # the mover's deadline in an epoch (default: half the epoch)
+
+  # Fast-tier quota of a tenant: its own coldest blocks go first when it
+  # needs room; other tenants' blocks only when that is not enough.
+  tenant "chat" {
+    fast_bytes = "32GiB"
+  }
+  tenant "batch" {
+    fast_bytes = "8GiB"
+  }
+}
+
+planner {
+  decay            = 0.5   # heat kept per epoch (0..1)
+  cooldown         = "2s"  # a block moved less than this ago stays (default 2 epochs; "0s" off)
+  promote_min      = 1     # heat a slow block needs to be promoted
+  reconcile_epochs = 4     # re-read placement every N epochs (0: never)
+  reconcile_pages  = 65536 # pages queried per reconcile pass
+}
+
+# One or more samplers; all feed the same per-block counts.
+sampler "sw-page-faults" {
+  period = 1 # sample every Nth fault
+}
+sampler "uprobe" {
+  abi = "c" # c: kvtier_hint_access(addr, len) in RDI/RSI; go: RAX/RBX
+}
+
+policy "regret_aware" { # `kvtier policies` lists every policy and parameter
+  weight  = 6
+  horizon = 24
+}
+
+# Register the KV buffers of matching processes without API calls.
+rule "vllm" {
+  exe           = "/usr/bin/python3"
+  cmdline       = "vllm\\.entrypoints"
+  mapping       = "[anon:kv_cache]"   # or min_size = "1GiB"
+  block_size    = "2MiB"
+  tenant        = "chat"
+  class         = "think_active"      # none | think_active | think_complete | output_critical
+  priority      = "normal"            # low | normal | high
+  pinned_prefix = "64MiB"             # never leaves the fast tier (attention sinks, system prompt)
+}
+
+rule "sglang" {
+  cgroup   = "/system.slice/sglang.service" # a cgroup v2 path; "/x/" matches below it
+  min_size = "1GiB"                         # every anonymous mapping this large
+  tenant   = "batch"
+  priority = "low"
+}
+
+api {
+  socket   = "/run/kvtier/kvtier.sock"
+  mode     = "0660"
+  group    = "kvtier"  # members may use the CLI; needs CAP_CHOWN (the unit has it)
+  max_body = "1MiB"
+}
+
+metrics {
+  listen = "127.0.0.1:9477" # "" turns the listener off
+}
+
+log {
+  level = "info" # trace | debug | info | warn | error
+  json  = false  # JSON lines for journald
+}
+
+# Record what the daemon samples and decides as a kvtier JSONL trace;
+# `kvtier sim --trace FILE --fast-bytes SIZE --policy P` replays it.
+record {
+  path = "/var/lib/kvtier/trace.jsonl"
+}
