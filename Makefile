@@ -79,6 +79,7 @@ install-files:
 	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0640 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
 	install -D -m 0644 systemd/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json
 	install -D -m 0644 systemd/kernel-tunables.conf $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf
+	install -D -m 0644 systemd/examples/kvtier-reference.hcl $(DESTDIR)$(PREFIX)/share/doc/kvtier/examples/kvtier-reference.hcl
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	$(abspath $(BIN)) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier
@@ -92,8 +93,10 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish
-	-rmdir $(DESTDIR)$(PREFIX)/share/kvtier/grafana $(DESTDIR)$(PREFIX)/share/kvtier 2>/dev/null
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish \
+	  $(DESTDIR)$(PREFIX)/share/doc/kvtier/examples/kvtier-reference.hcl
+	-rmdir $(DESTDIR)$(PREFIX)/share/kvtier/grafana $(DESTDIR)$(PREFIX)/share/kvtier \
+	  $(DESTDIR)$(PREFIX)/share/doc/kvtier/examples $(DESTDIR)$(PREFIX)/share/doc/kvtier 2>/dev/null
 	@test -n "$(DESTDIR)" || ! test -d /run/systemd/system || systemctl daemon-reload
 
 ## deb: a Debian package built with dpkg-deb ($(DISTDIR)/kvtier_VERSION_ARCH.deb)
