@@ -17,6 +17,7 @@
 //	probe metrics URL                   one scrape of the daemon's kvtier_ metrics
 //	probe scrape URL INTERVAL           a scrape a line (JSON) every INTERVAL until SIGTERM
 //	probe wait-metric URL NAME MIN T    wait up to T until metric NAME >= MIN
+//	probe wait-epochs URL N T           wait up to T until the daemon ran N more epochs
 //	probe badinput SOCKET WLSOCKET      malformed API requests and the daemon's answers
 //	probe memcpy [MIB]                  copy throughput of the guest (MB/s)
 package main

@@ -17,7 +17,7 @@ func main() {
 
 func run(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|metrics|scrape|wait-metric|badinput|memcpy ...")
+		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|metrics|scrape|wait-metric|wait-epochs|badinput|memcpy ...")
 		return 2
 	}
 	var out any
@@ -89,6 +89,14 @@ func run(args []string) int {
 		if min, err = strconv.ParseFloat(rest[2], 64); err == nil {
 			if limit, err = time.ParseDuration(rest[3]); err == nil {
 				out, err = waitMetric(rest[0], rest[1], min, limit)
+			}
+		}
+	case cmd == "wait-epochs" && len(rest) == 3:
+		var n float64
+		var limit time.Duration
+		if n, err = strconv.ParseFloat(rest[1], 64); err == nil {
+			if limit, err = time.ParseDuration(rest[2]); err == nil {
+				out, err = waitEpochs(rest[0], n, limit)
 			}
 		}
 	case cmd == "badinput" && len(rest) == 2:

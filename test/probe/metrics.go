@@ -116,6 +116,17 @@ func waitMetric(url, name string, min float64, limit time.Duration) (map[string]
 	}
 }
 
+// waitEpochs waits until the daemon's kvtier_epochs_total is n above its
+// value now, so a script steps by the daemon's epochs, not by wall time
+// (the length of an epoch in wall time varies under TCG).
+func waitEpochs(url string, n float64, limit time.Duration) (map[string]float64, error) {
+	m, err := scrapeOnce(url)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for %v epochs: %w", n, err)
+	}
+	return waitMetric(url, "kvtier_epochs_total", m["kvtier_epochs_total"]+n, limit)
+}
+
 // changed returns the series of cur whose value differs from prev (all of
 // them for the first sample); nil when cur is nil (a failed scrape).
 func changed(prev, cur map[string]float64) map[string]float64 {

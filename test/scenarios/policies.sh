@@ -1,39 +1,51 @@
 # Scenarios 2 and 3 (regret and budgets), uprobe sampler.
 # Regret: the same script under lru and regret_aware: a hot set converges
-# to node 0, a burst revisits six demoted blocks (B), then steps read the
-# hot set and scan two new cold blocks each; the probe records where every
-# block is after each step. Budgets: a 32 MiB arena starts on node 0 with a
-# 8 MiB fast-tier budget, so the daemon demotes under a pages-per-epoch
-# limit, then a SIGHUP tightens the bytes-per-second limit.
+# to node 0, then three cycles: a burst revisits six demoted blocks (B),
+# then three steps each read the hot set and scan two new cold blocks; the
+# probe records where every block is after each step. The steps of a cycle
+# push B out again under lru, so every burst revisits blocks soon after
+# their demotion, and regret_aware's regret for B builds over the cycles.
+# Every step waits for daemon epochs, not wall time: an epoch's share of
+# the guest's (TCG) time varies, and a step's accesses must be planned and
+# moved, and its promotions out of the 2-epoch cooldown, before the next.
+# Budgets: a 32 MiB arena starts on node 0 with a 8 MiB fast-tier budget,
+# so the daemon demotes under a pages-per-epoch limit, then a SIGHUP
+# tightens the bytes-per-second limit.
 . /lib.sh
+epochs() { probe wait-epochs "$METRICS" "$1" 60s >/dev/null; }
 for P in lru regret; do
 	daemon_start "$P" "/etc/kvtier/$P.hcl"
 	wl_start "$P" -arena-mib 64 -nohugepage -daemon "$SOCK" -rounds 2 -interval 150ms -hot-frac 0.25
 	i=0
 	while [ "$i" -lt 6 ]; do
 		ctl "$P" phase hot >/dev/null
-		sleep 0.5
+		epochs 1
 		i=$((i + 1))
 	done
+	epochs 2
 	probe record "where-$P-converged" -- probe where "/run/wl-$P.sock"
 	B=$(probe pick "/run/wl-$P.sock" 1 6)
 	probe record "burst-set-$P" -- echo "$B"
-	probe record "burst-$P" -- probe ctl "/run/wl-$P.sock" touch "$B" 3
-	sleep 1
-	probe record "where-$P-burst" -- probe where "/run/wl-$P.sock"
 	scan=""
 	for b in $(seq 8 31); do
 		case ",$B," in *",$b,"*) ;; *) scan="$scan $b" ;; esac
 	done
 	set -- $scan
 	step=1
-	while [ "$step" -le 6 ] && [ $# -ge 2 ]; do
-		ctl "$P" phase hot >/dev/null
-		ctl "$P" touch "$1,$2" 2 >/dev/null
-		shift 2
-		sleep 1
-		probe record "where-$P-step-$step" -- probe where "/run/wl-$P.sock"
-		step=$((step + 1))
+	for cycle in 1 2 3; do
+		probe record "burst-$P-$cycle" -- probe ctl "/run/wl-$P.sock" touch "$B" 3
+		epochs 3
+		probe record "where-$P-burst-$cycle" -- probe where "/run/wl-$P.sock"
+		s=0
+		while [ "$s" -lt 3 ] && [ $# -ge 2 ]; do
+			ctl "$P" phase hot >/dev/null
+			ctl "$P" touch "$1,$2" 2 >/dev/null
+			shift 2
+			epochs 3
+			probe record "where-$P-step-$step" -- probe where "/run/wl-$P.sock"
+			step=$((step + 1))
+			s=$((s + 1))
+		done
 	done
 	probe record "status-$P" -- probe api "$SOCK" status
 	wl_quit "$P"
