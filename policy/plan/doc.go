@@ -61,19 +61,23 @@
 //
 // # Buckets
 //
-// Each tenant has one policy instance per (priority, sharing level):
-// priorities low, normal and high, and reference counts <= 1, 2, 3-4 and
-// 5+. A tenant's own victims come from its buckets lowest priority first,
-// unshared before shared, each in its policy's order, so low-priority and
-// unshared blocks leave first whatever the policy. Cross-tenant victims
-// come lowest sharing level first, then lowest priority, then from the
-// tenant holding the most fast-tier bytes. Pinned blocks are never given
-// to a policy, so they never leave the fast tier; ordering by class
-// (think_complete before think_active) is left to the policies.
+// Each tenant has one policy instance per (priority, class rank, sharing
+// level): priorities low, normal and high; class ranks think_complete,
+// think_active or none, output_critical (policy.Class.Rank); reference
+// counts <= 1, 2, 3-4 and 5+. A tenant's own victims come from its
+// buckets lowest priority first, then lowest class rank, then unshared
+// before shared, each in its policy's order, so low-priority,
+// think_complete and unshared blocks leave first whatever the policy
+// (classes demote one way under every policy, not only tiered_classes).
+// Cross-tenant victims come lowest sharing level first, then lowest
+// priority, then lowest class rank, then from the tenant holding the most
+// fast-tier bytes. Pinned blocks are never given to a policy, so they
+// never leave the fast tier.
 //
 // Update tells a block's bucket policy of a metadata change that keeps
-// the block in its bucket (policy.Updater), so a class demotion reorders
-// tiered_classes at once, not at the block's next access.
+// the block in its bucket (policy.Updater), so a policy that orders by
+// metadata reorders at once, not at the block's next access; a class
+// change across ranks moves the block to another bucket.
 //
 // # Corrections from the caller
 //

@@ -7,14 +7,15 @@ import (
 	"github.com/kvtier/kvtier/policy"
 )
 
-// Buckets: every tenant keeps one policy instance per (priority,
-// sharing level), so that low-priority and unshared blocks are demoted
-// first whatever the policy, and cross-tenant eviction can take the
-// lowest reference counts first.
+// Buckets: every tenant keeps one policy instance per (priority, class
+// rank, sharing level), so that low-priority blocks, then think_complete
+// ones, then unshared ones are demoted first whatever the policy, and
+// cross-tenant eviction can take the lowest reference counts first.
 const (
 	prioLevels  = 3
+	classLevels = 3 // policy.Class.Rank: think_complete, think_active/none, output_critical
 	shareLevels = 4
-	nBuckets    = prioLevels * shareLevels
+	nBuckets    = prioLevels * classLevels * shareLevels
 )
 
 // shareLevel maps a reference count to a sharing level: 0 unshared (<= 1),
@@ -32,12 +33,18 @@ func shareLevel(rc int32) int {
 	}
 }
 
+// bucketOf is the bucket of a block: buckets in index order are the
+// demotion order of a tenant's own blocks (priority, then class rank, then
+// sharing level).
 func bucketOf(m *policy.Meta) uint8 {
-	pr := int(m.Priority)
-	if pr >= prioLevels {
-		pr = prioLevels - 1
-	}
-	return uint8(pr*shareLevels + shareLevel(m.RefCount))
+	return bucketIndex(min(int(m.Priority), prioLevels-1), min(max(m.Class.Rank(), 0), classLevels-1),
+		shareLevel(m.RefCount))
+}
+
+// bucketIndex is the bucket of priority pr, class rank cl and sharing
+// level sh.
+func bucketIndex(pr, cl, sh int) uint8 {
+	return uint8((pr*classLevels+cl)*shareLevels + sh)
 }
 
 // Pending moves.

@@ -92,9 +92,9 @@ func (p *Planner) unpend(e *entry) {
 }
 
 // Update replaces the metadata of a tracked block (class, priority,
-// reference count, pinned, tenant, size). A change of tenant, priority or
-// sharing level moves the block to another bucket policy, which forgets
-// its history. Any other change of an unpinned block is told to its
+// reference count, pinned, tenant, size). A change of tenant, priority,
+// class rank or sharing level moves the block to another bucket policy,
+// which forgets its history. Any other change of an unpinned block is told to its
 // bucket policy at once if the policy implements policy.Updater (a class
 // demotion reorders tiered_classes without waiting for an access).
 func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {

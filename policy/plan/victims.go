@@ -92,7 +92,9 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 }
 
 // evictOwn frees up to bytes of t's own blocks: low priority first, then
-// unshared before shared, each bucket in its policy's order.
+// lowest class rank (think_complete before think_active and none, before
+// output_critical), then unshared before shared, each bucket in its
+// policy's order.
 func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan) int64 {
 	var freed int64
@@ -112,7 +114,8 @@ func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
 
 // evictOthers frees up to bytes of blocks of tenants other than req (of
 // every tenant when req is nil): lowest sharing level first, then low
-// priority, then the tenant holding the most fast-tier bytes. When req is
+// priority, then lowest class rank, then the tenant holding the most
+// fast-tier bytes. When req is
 // not nil every affected tenant gets an Event.
 func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
 	now policy.Time, pl *Plan) int64 {
@@ -135,19 +138,21 @@ func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
 	var freed int64
 	for sh := 0; sh < shareLevels; sh++ {
 		for pr := 0; pr < prioLevels; pr++ {
-			for _, t := range others {
-				pol := t.pols[pr*shareLevels+sh]
-				if pol == nil {
-					continue
-				}
-				before := len(pl.Demote)
-				f, spent := p.take(pol, bytes-freed, r, bud, now, pl)
-				if f > 0 && req != nil {
-					pl.event(t.id, req.id, len(pl.Demote)-before, f)
-				}
-				freed += f
-				if spent || freed >= bytes {
-					return freed
+			for cl := 0; cl < classLevels; cl++ {
+				for _, t := range others {
+					pol := t.pols[bucketIndex(pr, cl, sh)]
+					if pol == nil {
+						continue
+					}
+					before := len(pl.Demote)
+					f, spent := p.take(pol, bytes-freed, r, bud, now, pl)
+					if f > 0 && req != nil {
+						pl.event(t.id, req.id, len(pl.Demote)-before, f)
+					}
+					freed += f
+					if spent || freed >= bytes {
+						return freed
+					}
 				}
 			}
 		}
