@@ -143,20 +143,27 @@ func splitMapsFields(s string) ([]string, []int) {
 // ReadMaps reads procRoot/PID/maps (procRoot "" is /proc). Errors name the
 // file.
 func ReadMaps(procRoot string, pid int) (Maps, error) {
-	path := procPath(procRoot, pid, "maps")
+	return readProcFile(procRoot, pid, "maps", ParseMaps)
+}
+
+// readProcFile opens procRoot/PID/name and parses it. A missing file means
+// the process is gone; other errors name the file.
+func readProcFile[T any](procRoot string, pid int, name string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	path := procPath(procRoot, pid, name)
 	f, err := os.Open(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
+			return zero, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
 		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return zero, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	ms, err := ParseMaps(f)
+	v, err := parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	return ms, nil
+	return v, nil
 }
 
 // Overlapping returns the mappings that overlap [start, end).

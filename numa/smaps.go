@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -104,20 +103,7 @@ func Sum(ms []MappingBacking, start, end uintptr) HugeBacking {
 // ReadSmaps reads procRoot/PID/smaps (procRoot "" is /proc). Errors name
 // the file.
 func ReadSmaps(procRoot string, pid int) ([]MappingBacking, error) {
-	path := procPath(procRoot, pid, "smaps")
-	f, err := os.Open(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
-		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	defer f.Close()
-	ms, err := ParseSmaps(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ms, nil
+	return readProcFile(procRoot, pid, "smaps", ParseSmaps)
 }
 
 // ReadHugeBacking reads procRoot/PID/smaps and sums the mappings
