@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kvtier/kvtier/numa"
 )
 
 // PMU is a hardware memory-access sampling event found under sysfs.
@@ -156,28 +158,19 @@ func readUint(file string) (uint64, error) {
 	return n, nil
 }
 
-// onlineCPUs parses sysRoot/devices/system/cpu/online ("0-3,6").
+// onlineCPUs reads sysRoot/devices/system/cpu/online ("0-3,6").
 func onlineCPUs(sysRoot string) ([]int, error) {
 	file := filepath.Join(sysRoot, "devices/system/cpu/online")
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var cpus []int
-	for _, part := range strings.Split(strings.TrimSpace(string(raw)), ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err1 := strconv.Atoi(lo)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || b < a {
-			return nil, fmt.Errorf("%s: bad CPU list %q", file, raw)
-		}
-		for c := a; c <= b; c++ {
-			cpus = append(cpus, c)
-		}
+	cpus, err := numa.ParseList(string(raw))
+	if err == nil && len(cpus) == 0 {
+		err = errors.New("no CPU listed")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return cpus, nil
 }

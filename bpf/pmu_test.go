@@ -96,8 +96,10 @@ func TestOnlineCPUs(t *testing.T) {
 			t.Errorf("onlineCPUs(%q) = %v, %v; want %s", in, got, err, want)
 		}
 	}
-	root := writeTree(t, map[string]string{"devices/system/cpu/online": "3-1\n"})
-	if _, err := onlineCPUs(root); err == nil {
-		t.Error("onlineCPUs accepted 3-1")
+	for _, bad := range []string{"3-1\n", "\n", "0,x\n"} {
+		root := writeTree(t, map[string]string{"devices/system/cpu/online": bad})
+		if _, err := onlineCPUs(root); err == nil || !strings.Contains(err.Error(), "cpu/online") {
+			t.Errorf("onlineCPUs(%q) = %v, want an error naming cpu/online", bad, err)
+		}
 	}
 }
