@@ -155,7 +155,7 @@ func (p *RegretAdaptive) expire() {
 		e := p.res[it.b.ID]
 		p.unprotect(e)
 		e.expired = true
-		listPushBack(&p.ordinary, &e.n)
+		p.ordinary.pushBack(&e.n)
 	}
 }
 
@@ -331,12 +331,3 @@ func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 
 // Len returns the number of resident blocks.
 func (p *RegretAdaptive) Len() int { return len(p.res) }
-
-// listPushBack inserts n at the back (the oldest end) of l.
-func listPushBack(l *list, n *node) {
-	l.lazyInit()
-	n.next, n.prev = &l.root, l.root.prev
-	l.root.prev.next = n
-	l.root.prev = n
-	l.n++
-}
