@@ -141,21 +141,19 @@ func pidPlacement(pid int, r *addrRange) (placementReport, error) {
 	defer p.Close()
 	rep := placementReport{PID: pid, Comm: p.Comm(), StartTime: p.StartTime(), PageSize: numa.PageSize,
 		Regions: []numa.Placement{}, Total: numa.Placement{PerNode: map[int]int{}}, KV: []kvRegion{}}
-	maps, err := p.Maps()
-	if err != nil {
-		return rep, err
-	}
-	if r != nil {
-		maps = maps.Overlapping(r.Start, r.End)
-		if len(maps) == 0 {
-			return rep, fmt.Errorf("pid %d has no mapping in %#x-%#x: %w", pid, r.Start, r.End, numa.ErrBadRange)
-		}
-	}
+	// smaps lists every mapping with its huge-page figures: one read
+	// gives both (maps would be a second read of the same list).
 	smaps, err := numa.ReadSmaps("", pid)
 	if err != nil {
 		return rep, err
 	}
-	for _, m := range maps {
+	if r != nil {
+		smaps = slices.DeleteFunc(smaps, func(m numa.MappingBacking) bool { return m.End <= r.Start || r.End <= m.Start })
+		if len(smaps) == 0 {
+			return rep, fmt.Errorf("pid %d has no mapping in %#x-%#x: %w", pid, r.Start, r.End, numa.ErrBadRange)
+		}
+	}
+	for _, m := range smaps {
 		if kernelMappings[m.Path] {
 			continue
 		}
@@ -168,7 +166,8 @@ func pidPlacement(pid int, r *addrRange) (placementReport, error) {
 			return rep, err
 		}
 		pl.Name = m.Name()
-		huge := numa.Sum(smaps, start, end)
+		// Mappings do not overlap: the figures are this mapping's.
+		huge := m.HugeBacking
 		pl.Huge = &huge
 		rep.Regions = append(rep.Regions, pl)
 		addPlacement(&rep.Total, pl)
