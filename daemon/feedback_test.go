@@ -2,14 +2,10 @@ package daemon
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
 )
@@ -35,21 +31,9 @@ budgets {
 // not know (ErrUnknownBlock) is a bug, logged with the region and block and
 // counted in kvtier_epoch_errors_total.
 func TestFeedbackDoneErrors(t *testing.T) {
-	skipUnlessRoot(t)
-	cfg, err := ParseConfig("feedback.hcl", []byte(feedbackConfig))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &testutil.SyncBuffer{}
-	// The two-node fixture of numa/ (node 1 slow): the planner has
-	// somewhere to demote to. The mover never runs, so the region's
-	// addresses need not be mapped.
-	sys := filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys")
-	d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.closeAll)
+	// The two-node fixture: the planner has somewhere to demote to. The
+	// mover never runs, so the region's addresses need not be mapped.
+	d, logs := fixtureDaemon(t, feedbackConfig)
 	proc, err := numa.OpenProcess(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
