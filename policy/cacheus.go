@@ -69,9 +69,6 @@ type Cacheus struct {
 	reqs, hits     int64 // in the current window
 	prevHR, prevLR float64
 	unlearn        int
-
-	pending   *Block
-	pendingBy uint8
 }
 
 // NewCacheus returns an empty CACHEUS policy.
@@ -108,8 +105,7 @@ func (p *Cacheus) adaptSR(delta float64) {
 // Access counts a hit or miss, runs SR-LRU's moves and the regret of a
 // history hit, and adapts the learning rate at the end of a window.
 func (p *Cacheus) Access(b *Block, _ Time) {
-	p.pending = nil
-	p.learn.clock++
+	p.learn.request()
 	p.reqs++
 	if e, ok := p.entries[b.ID]; ok {
 		e.it.freq++
@@ -185,7 +181,7 @@ func (p *Cacheus) adaptLR() {
 
 // Admit inserts a new block into SR, a history entry into R.
 func (p *Cacheus) Admit(b *Block, _ Time) {
-	p.pending = nil
+	p.learn.pending = nil
 	e, ok := p.entries[b.ID]
 	q := segSR
 	switch {
@@ -229,11 +225,7 @@ func (p *Cacheus) Evict(b *Block, _ Time) {
 	if !ok || e.ghost {
 		return
 	}
-	by := expertBoth
-	if p.pending == b {
-		by = p.pendingBy
-	}
-	p.pending = nil
+	by := p.learn.blame(b)
 	e.wasNew = e.n.queue == segSR && !e.demoted
 	p.unlink(e)
 	e.ghost = true
@@ -254,7 +246,7 @@ func (p *Cacheus) Forget(b *Block) {
 	if !ok {
 		return
 	}
-	p.pending = nil
+	p.learn.pending = nil
 	if e.ghost {
 		p.learn.hist.remove(&e.n)
 		if e.wasNew {
@@ -269,9 +261,6 @@ func (p *Cacheus) Forget(b *Block) {
 // Victim draws an expert by weight and returns its proposal. Until the next
 // event the same victim is returned.
 func (p *Cacheus) Victim(Time) (*Block, bool) {
-	if p.pending != nil {
-		return p.pending, true
-	}
 	s := p.sr.back()
 	if s == nil {
 		s = p.r.back()
@@ -279,16 +268,7 @@ func (p *Cacheus) Victim(Time) (*Block, bool) {
 	if s == nil {
 		return nil, false
 	}
-	f := p.lfu.min()
-	switch {
-	case s.b == f.b:
-		p.pending, p.pendingBy = s.b, expertBoth
-	case p.learn.choose() == expertRecency:
-		p.pending, p.pendingBy = s.b, expertRecency
-	default:
-		p.pending, p.pendingBy = f.b, expertFrequency
-	}
-	return p.pending, true
+	return p.learn.propose(s.b, p.lfu.min().b), true
 }
 
 // Len returns the number of resident blocks.

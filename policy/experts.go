@@ -29,6 +29,10 @@ type regretLearner struct {
 	clock    int64 // requests (Access calls)
 	rng      *rand.Rand
 	hist     list
+	// The last victim proposed and the expert that chose it, until the
+	// next event.
+	pending   *Block
+	pendingBy uint8
 }
 
 func newRegretLearner(lr, discount float64, seed int64) regretLearner {
@@ -46,6 +50,42 @@ func (l *regretLearner) choose() uint8 {
 		return expertRecency
 	}
 	return expertFrequency
+}
+
+// request counts a request (an Access) and ends the pending proposal.
+func (l *regretLearner) request() {
+	l.pending = nil
+	l.clock++
+}
+
+// propose returns the victim given the recency expert's proposal rec and
+// the frequency expert's freq: the pending victim if there is one, else rec
+// when both agree, else the proposal of an expert drawn by weight. The
+// victim stays pending until the next event.
+func (l *regretLearner) propose(rec, freq *Block) *Block {
+	if l.pending == nil {
+		switch {
+		case rec == freq:
+			l.pending, l.pendingBy = rec, expertBoth
+		case l.choose() == expertRecency:
+			l.pending, l.pendingBy = rec, expertRecency
+		default:
+			l.pending, l.pendingBy = freq, expertFrequency
+		}
+	}
+	return l.pending
+}
+
+// blame returns the expert that proposed b, just evicted, or expertBoth when
+// the caller evicted a block the policy did not propose, and ends the
+// pending proposal.
+func (l *regretLearner) blame(b *Block) uint8 {
+	by := expertBoth
+	if l.pending == b {
+		by = l.pendingBy
+	}
+	l.pending = nil
+	return by
 }
 
 // remember records n, just evicted by expert by, as the newest ghost and

@@ -42,10 +42,6 @@ type LeCaR struct {
 	lfu     minHeap
 	cap     blockCap
 	learn   regretLearner
-	// The last victim proposed and the expert that chose it, until the
-	// next event.
-	pending   *Block
-	pendingBy uint8
 }
 
 // NewLeCaR returns an empty LeCaR policy.
@@ -62,8 +58,7 @@ func (p *LeCaR) Weights() (lru, lfu float64) { return p.learn.w[0], p.learn.w[1]
 
 // Access counts an access; on a history entry it applies the regret.
 func (p *LeCaR) Access(b *Block, _ Time) {
-	p.pending = nil
-	p.learn.clock++
+	p.learn.request()
 	e, ok := p.entries[b.ID]
 	if !ok {
 		return
@@ -80,7 +75,7 @@ func (p *LeCaR) Access(b *Block, _ Time) {
 
 // Admit inserts b, taking its frequency from its history entry if any.
 func (p *LeCaR) Admit(b *Block, _ Time) {
-	p.pending = nil
+	p.learn.pending = nil
 	e, ok := p.entries[b.ID]
 	switch {
 	case !ok:
@@ -107,11 +102,7 @@ func (p *LeCaR) Evict(b *Block, _ Time) {
 	if !ok || e.ghost {
 		return
 	}
-	by := expertBoth
-	if p.pending == b {
-		by = p.pendingBy
-	}
-	p.pending = nil
+	by := p.learn.blame(b)
 	p.lru.remove(&e.n)
 	p.lfu.remove(&e.it)
 	e.ghost = true
@@ -124,7 +115,7 @@ func (p *LeCaR) Forget(b *Block) {
 	if !ok {
 		return
 	}
-	p.pending = nil
+	p.learn.pending = nil
 	if e.ghost {
 		p.learn.hist.remove(&e.n)
 	} else {
@@ -137,22 +128,11 @@ func (p *LeCaR) Forget(b *Block) {
 // Victim draws an expert by weight and returns its proposal. Until the next
 // event the same victim is returned.
 func (p *LeCaR) Victim(Time) (*Block, bool) {
-	if p.pending != nil {
-		return p.pending, true
-	}
-	l, f := p.lru.back(), p.lfu.min()
+	l := p.lru.back()
 	if l == nil {
 		return nil, false
 	}
-	switch {
-	case l.b == f.b:
-		p.pending, p.pendingBy = l.b, expertBoth
-	case p.learn.choose() == expertRecency:
-		p.pending, p.pendingBy = l.b, expertRecency
-	default:
-		p.pending, p.pendingBy = f.b, expertFrequency
-	}
-	return p.pending, true
+	return p.learn.propose(l.b, p.lfu.min().b), true
 }
 
 // Len returns the number of resident blocks.
