@@ -3,7 +3,7 @@ package numa
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strconv"
 )
@@ -60,22 +60,17 @@ func ParseStat(b []byte) (Stat, error) {
 // ReadStat reads and parses procRoot/PID/stat (procRoot "" is /proc). A
 // missing process yields ErrProcessGone; errors name the file.
 func ReadStat(procRoot string, pid int) (Stat, error) {
-	path := procPath(procRoot, pid, "stat")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return Stat{}, fmt.Errorf("pid %d: %w", pid, ErrProcessGone)
+	return readProcFile(procRoot, pid, "stat", func(r io.Reader) (Stat, error) {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return Stat{}, err
 		}
-		return Stat{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	s, err := ParseStat(b)
-	if err != nil {
-		return s, fmt.Errorf("%s: %w", path, err)
-	}
-	if s.PID != pid {
-		return s, fmt.Errorf("%s: names pid %d: %w", path, s.PID, ErrParse)
-	}
-	return s, nil
+		s, err := ParseStat(b)
+		if err == nil && s.PID != pid {
+			err = fmt.Errorf("names pid %d: %w", s.PID, ErrParse)
+		}
+		return s, err
+	})
 }
 
 func procPath(procRoot string, pid int, name string) string {
