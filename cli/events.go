@@ -20,7 +20,8 @@ func init() { register(newEventsCmd) }
 
 // eventTypes are the event types the daemon sends, for --type.
 var eventTypes = []string{api.EventMigration, api.EventMigrationError, api.EventRegret, api.EventCrossTenantEvict,
-	api.EventRegionRegistered, api.EventRegionUnregistered, api.EventRegionDropped, api.EventConfigReloaded}
+	api.EventRegionRegistered, api.EventRegionUnregistered, api.EventRegionDropped, api.EventConfigReloaded,
+	api.EventNodeFull}
 
 func newEventsCmd() *cobra.Command {
 	var (
@@ -33,7 +34,8 @@ func newEventsCmd() *cobra.Command {
 		Short: "Follow the daemon's event stream (migrations, regret, cross-tenant evictions)",
 		Long: "Follow the daemon's event stream until Ctrl-C: migrations, migration errors,\n" +
 			"regret events (a demoted block accessed again within the regret horizon),\n" +
-			"cross-tenant evictions, regions registered and dropped, config reloads.\n" +
+			"cross-tenant evictions, regions registered and dropped, config reloads, nodes\n" +
+			"found full.\n" +
 			"--json prints the stream as newline-delimited JSON, one event a line.\n" +
 			"Event types: " + strings.Join(eventTypes, ", "),
 		Args: cobra.NoArgs,
@@ -134,6 +136,9 @@ func eventLine(ev api.Event) string {
 	}
 	if ev.Block != nil {
 		add("block", fmt.Sprint(*ev.Block))
+	}
+	if ev.Node != nil {
+		add("node", fmt.Sprint(*ev.Node))
 	}
 	if ev.Blocks != 0 {
 		add("blocks", fmt.Sprint(ev.Blocks))

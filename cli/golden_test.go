@@ -215,7 +215,10 @@ func fixtureEvents() []api.Event {
 func TestEventsAndTopGolden(t *testing.T) {
 	utc(t)
 	var b bytes.Buffer
-	for _, ev := range fixtureEvents() {
+	node := 1
+	full := api.Event{Seq: 5, Time: fixtureTime.Add(4 * time.Second), Type: api.EventNodeFull, Node: &node,
+		Reason: "demotions held for 2 epochs"}
+	for _, ev := range append(fixtureEvents(), full) {
 		b.WriteString(eventLine(ev) + "\n")
 	}
 	golden(t, "events.golden", b.Bytes())
