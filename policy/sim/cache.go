@@ -16,6 +16,27 @@ type blk struct {
 	evictedAt  int64  // access index of its last fast-tier eviction, -1 none
 }
 
+// reaccess clears x's eviction mark on an access at now and returns 1 when
+// the access comes within horizon accesses of the eviction (a
+// repromotion), else 0.
+func (x *blk) reaccess(now, horizon int64) int64 {
+	at := x.evictedAt
+	x.evictedAt = -1
+	if at >= 0 && now-at <= horizon {
+		return 1
+	}
+	return 0
+}
+
+// blockBytes is the footprint of a block whose trace gives size fp16 bytes
+// (DefaultBlockBytes when the trace gives none) in the configured format.
+func (c *Config) blockBytes(size int64) int64 {
+	if size <= 0 {
+		size = DefaultBlockBytes
+	}
+	return c.Quant.Scale(size)
+}
+
 // lowerTier is a tier below the fast one: LRU by demotion or access time.
 type lowerTier struct {
 	head, tail int32 // most and least recent, -1 when empty
@@ -75,10 +96,8 @@ func (e *engine) setMeta(x *blk, mi uint32, rm *policy.Meta) {
 		switch {
 		case e.unit:
 			m.Size = 1
-		case m.Size <= 0:
-			m.Size = e.cfg.Quant.Scale(DefaultBlockBytes)
 		default:
-			m.Size = e.cfg.Quant.Scale(m.Size)
+			m.Size = e.cfg.blockBytes(m.Size)
 		}
 	} else {
 		m.Size = x.b.Meta.Size
@@ -146,12 +165,7 @@ func (e *engine) record(op trace.Op, id uint32, x *blk, next, mi uint32, m *poli
 // access serves one access at step now.
 func (e *engine) access(x *blk, now int64) {
 	e.res.Accesses++
-	if x.evictedAt >= 0 {
-		if now-x.evictedAt <= e.cfg.horizon() {
-			e.res.Repromotions++
-		}
-		x.evictedAt = -1
-	}
+	e.res.Repromotions += x.reaccess(now, e.cfg.horizon())
 	size := x.b.Meta.Size
 	var lat float64
 	hit := x.tier == 0

@@ -15,8 +15,7 @@ import (
 type tiering struct {
 	cfg     *Config
 	h       Hierarchy
-	blocks  []blk
-	tracked []bool
+	blocks  []blk // tier -1: not tracked by the planner
 	pl      *plan.Planner
 	rng     *rand.Rand
 	res     Result
@@ -38,7 +37,7 @@ func newTiering(cfg *Config, t *Trace) (*tiering, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &tiering{cfg: cfg, h: h, blocks: make([]blk, t.Blocks()), tracked: make([]bool, t.Blocks()), pl: pl,
+	s := &tiering{cfg: cfg, h: h, blocks: make([]blk, t.Blocks()), pl: pl,
 		rng: rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6b767469)), fastCap: h.Tiers[0].Capacity}
 	for i := range s.blocks {
 		s.blocks[i] = blk{b: policy.Block{ID: uint64(i)}, tier: -1, evictedAt: -1}
@@ -64,13 +63,12 @@ func (s *tiering) run(t *Trace) error {
 				err = s.epoch(step)
 			}
 		case trace.OpFree:
-			if s.tracked[id] {
-				s.tracked[id] = false
+			if x.tier >= 0 {
 				x.tier, x.evictedAt = -1, -1
 				err = s.pl.Untrack(x.b.ID)
 			}
 		case trace.OpUpdate:
-			if s.tracked[id] {
+			if x.tier >= 0 {
 				m := *rm
 				m.Size = x.b.Meta.Size
 				err = s.pl.Update(x.b.ID, m, step)
@@ -91,14 +89,11 @@ func (s *tiering) access(x *blk, rm *policy.Meta, now int64, rate float64) error
 	s.res.Accesses++
 	id := x.b.ID
 	var lat float64
-	if !s.tracked[id] {
+	if x.tier < 0 {
 		// First touch: the allocator places the block in DRAM while it
 		// has room, else in the slow tier.
 		m := *rm
-		if m.Size <= 0 {
-			m.Size = DefaultBlockBytes
-		}
-		m.Size = s.cfg.Quant.Scale(m.Size)
+		m.Size = s.cfg.blockBytes(m.Size)
 		x.b.Meta = m
 		fast := s.pl.FastBytes()+m.Size <= s.fastCap
 		x.tier = 1
@@ -111,14 +106,8 @@ func (s *tiering) access(x *blk, rm *policy.Meta, now int64, rate float64) error
 		if err := s.pl.Track(&x.b, fast, now); err != nil {
 			return err
 		}
-		s.tracked[id] = true
 	} else {
-		if x.evictedAt >= 0 {
-			if now-x.evictedAt <= s.cfg.horizon() {
-				s.res.Repromotions++
-			}
-			x.evictedAt = -1
-		}
+		s.res.Repromotions += x.reaccess(now, s.cfg.horizon())
 		s.res.Hits[x.tier]++
 		lat = s.h.readMs(int(x.tier), x.b.Meta.Size)
 	}
