@@ -30,12 +30,11 @@ func openPerf(opts Options) (Sampler, error) {
 		period = 10007
 	}
 	attr := unix.PerfEventAttr{
-		Type:        pmu.Type,
-		Config:      pmu.Config,
-		Ext1:        pmu.Config1,
-		Sample:      period,
-		Sample_type: unix.PERF_SAMPLE_ADDR,
-		Bits:        unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | 2<<15, // precise_ip = 2
+		Type:   pmu.Type,
+		Config: pmu.Config,
+		Ext1:   pmu.Config1,
+		Sample: period,
+		Bits:   unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv | 2<<15, // precise_ip = 2
 	}
 	kind := uint32(0)
 	switch pmu.Kind {
@@ -56,16 +55,16 @@ func openSWFaults(opts Options) (Sampler, error) {
 		period = 1
 	}
 	attr := unix.PerfEventAttr{
-		Type:        unix.PERF_TYPE_SOFTWARE,
-		Config:      unix.PERF_COUNT_SW_PAGE_FAULTS,
-		Sample:      period,
-		Sample_type: unix.PERF_SAMPLE_ADDR,
+		Type:   unix.PERF_TYPE_SOFTWARE,
+		Config: unix.PERF_COUNT_SW_PAGE_FAULTS,
+		Sample: period,
 	}
 	return openPerfEvents("sw-page-faults", opts, attr, 0)
 }
 
 // openPerfEvents opens attr on every CPU (all processes) and attaches the
-// perf program to each event.
+// perf program to each event. It sets what the program needs of every
+// event: the sampled address (PERF_SAMPLE_ADDR).
 func openPerfEvents(name string, opts Options, attr unix.PerfEventAttr, kind uint32) (Sampler, error) {
 	cpus := opts.CPUs
 	if len(cpus) == 0 {
@@ -79,6 +78,7 @@ func openPerfEvents(name string, opts Options, attr unix.PerfEventAttr, kind uin
 		return nil, err
 	}
 	attr.Size = uint32(unsafe.Sizeof(attr))
+	attr.Sample_type = unix.PERF_SAMPLE_ADDR
 	for _, cpu := range cpus {
 		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
