@@ -55,13 +55,7 @@ func (d *Daemon) holdLocked() {
 
 // riseBytes is the rise in a full node's free memory that ends its
 // backoff: the largest block (at least 2 MiB).
-func (d *Daemon) riseBytes() uint64 {
-	rise := uint64(2 << 20)
-	for _, r := range d.regions {
-		rise = max(rise, r.blockSize)
-	}
-	return rise
-}
+func (d *Daemon) riseBytes() uint64 { return max(2<<20, d.maxBlockSize()) }
 
 // backoffLocked updates the backoffs after a mover run: a node found full
 // backs off (longer each time), a node a move reached has room again.

@@ -61,9 +61,15 @@ func (s *moverSpeed) capFor(deadline time.Duration, floor int64) int64 {
 // moves before its deadline, never below two of the largest blocks (a
 // block larger than the cap would never be planned).
 func (d *Daemon) moveCapLocked() {
-	var floor uint64
+	d.planner.SetMoveCap(d.speed.capFor(d.cfg.MoveDeadline(), int64(2*d.maxBlockSize())))
+}
+
+// maxBlockSize is the largest block size of the tracked regions, 0 for
+// none.
+func (d *Daemon) maxBlockSize() uint64 {
+	var m uint64
 	for _, r := range d.regions {
-		floor = max(floor, 2*r.blockSize)
+		m = max(m, r.blockSize)
 	}
-	d.planner.SetMoveCap(d.speed.capFor(d.cfg.MoveDeadline(), int64(floor)))
+	return m
 }
