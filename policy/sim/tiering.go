@@ -59,7 +59,7 @@ func (s *tiering) run(t *Trace) error {
 		case trace.OpAccess:
 			err = s.access(x, rm, step, rate)
 			step++
-			if step%epoch == 0 {
+			if err == nil && step%epoch == 0 {
 				err = s.epoch(step)
 			}
 		case trace.OpFree:
