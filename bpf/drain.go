@@ -3,6 +3,7 @@
 package bpf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,10 +37,7 @@ func (c *core) Drain(dst []Count) ([]Count, error) {
 		return dst, err
 	}
 	slices.SortFunc(dst[start:], func(a, b Count) int {
-		if a.Region != b.Region {
-			return cmpU64(uint64(a.Region), uint64(b.Region))
-		}
-		return cmpU64(uint64(a.Block), uint64(b.Block))
+		return cmp.Or(cmp.Compare(a.Region, b.Region), cmp.Compare(a.Block, b.Block))
 	})
 	c.drains++
 	return dst, nil

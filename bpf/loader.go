@@ -3,6 +3,7 @@
 package bpf
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -196,7 +197,7 @@ func (c *core) writeProc(pid uint32) error {
 		}
 		return nil
 	}
-	slices.SortFunc(rs, func(a, b Region) int { return cmpU64(a.Start, b.Start) })
+	slices.SortFunc(rs, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) })
 	var p kvtierWatchProc
 	p.N = uint32(len(rs))
 	for i, r := range rs {
@@ -206,14 +207,4 @@ func (c *core) writeProc(pid uint32) error {
 		return fmt.Errorf("writing the watch list of pid %d: %w", pid, err)
 	}
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
