@@ -88,9 +88,9 @@ func permissionAdvice(socket string) string {
 }
 
 // call runs one request with the request timeout and maps its error.
-func call[T any](ctx context.Context, f *clientFlags, c *api.Client, fn func(*api.Client, context.Context) (T, error)) (T, error) {
+func call[T any](ctx context.Context, c *api.Client, fn func(*api.Client, context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	v, err := fn(c, ctx)
-	return v, daemonError(f.socket, err)
+	return v, daemonError(c.Socket(), err)
 }

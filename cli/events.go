@@ -112,7 +112,7 @@ func followEvents(ctx context.Context, f *clientFlags, w io.Writer, want map[str
 	if errors.Is(err, errEnough) || ctx.Err() != nil {
 		return nil
 	}
-	return daemonError(f.socket, err)
+	return daemonError(c.Socket(), err)
 }
 
 // eventLine is one event as text: time, type, then the fields it has.

@@ -99,11 +99,11 @@ type kvPlacementReport struct {
 func regionPlacement(ctx context.Context, f *clientFlags, id uint64, width int) (kvRegion, error) {
 	c := f.client()
 	defer c.Close()
-	r, err := call(ctx, f, c, func(c *api.Client, ctx context.Context) (api.Region, error) { return c.Region(ctx, id) })
+	r, err := call(ctx, c, func(c *api.Client, ctx context.Context) (api.Region, error) { return c.Region(ctx, id) })
 	if err != nil {
 		return kvRegion{}, err
 	}
-	p, err := call(ctx, f, c, func(c *api.Client, ctx context.Context) (api.Placement, error) { return c.Placement(ctx, id) })
+	p, err := call(ctx, c, func(c *api.Client, ctx context.Context) (api.Placement, error) { return c.Placement(ctx, id) })
 	if err != nil {
 		return kvRegion{}, err
 	}
@@ -115,11 +115,11 @@ func regionPlacement(ctx context.Context, f *clientFlags, id uint64, width int) 
 func pidRegions(ctx context.Context, f *clientFlags, pid int, r *addrRange, width int) ([]kvRegion, error) {
 	c := f.client()
 	defer c.Close()
-	rs, err := call(ctx, f, c, (*api.Client).Regions)
+	rs, err := call(ctx, c, (*api.Client).Regions)
 	if err != nil {
 		return nil, err
 	}
-	ps, err := call(ctx, f, c, func(c *api.Client, ctx context.Context) ([]api.Placement, error) {
+	ps, err := call(ctx, c, func(c *api.Client, ctx context.Context) ([]api.Placement, error) {
 		return c.PlacementByPID(ctx, pid)
 	})
 	if err != nil {

@@ -32,7 +32,7 @@ func newRegionsCmd() *cobra.Command {
 			}
 			c := f.client()
 			defer c.Close()
-			rs, err := call(cmd.Context(), &f, c, (*api.Client).Regions)
+			rs, err := call(cmd.Context(), c, (*api.Client).Regions)
 			if err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ func newStatusCmd() *cobra.Command {
 			}
 			c := f.client()
 			defer c.Close()
-			rep, err := statusWithRates(cmd.Context(), &f, c, window)
+			rep, err := statusWithRates(cmd.Context(), c, window)
 			if err != nil {
 				return err
 			}
@@ -69,8 +69,8 @@ type samplerRate struct {
 
 // statusWithRates reads the status twice, window apart, to measure rates
 // (once, averaging over the uptime, when window is 0).
-func statusWithRates(ctx context.Context, f *clientFlags, c *api.Client, window time.Duration) (statusReport, error) {
-	first, err := call(ctx, f, c, (*api.Client).Status)
+func statusWithRates(ctx context.Context, c *api.Client, window time.Duration) (statusReport, error) {
+	first, err := call(ctx, c, (*api.Client).Status)
 	if err != nil {
 		return statusReport{}, err
 	}
@@ -81,7 +81,7 @@ func statusWithRates(ctx context.Context, f *clientFlags, c *api.Client, window 
 		case <-ctx.Done():
 			return statusReport{}, ctx.Err()
 		}
-		if last, err = call(ctx, f, c, (*api.Client).Status); err != nil {
+		if last, err = call(ctx, c, (*api.Client).Status); err != nil {
 			return statusReport{}, err
 		}
 	}

@@ -157,12 +157,12 @@ type topSample struct {
 	regions []api.Region
 }
 
-func readTopSample(ctx context.Context, f *clientFlags, c *api.Client) (topSample, error) {
-	st, err := call(ctx, f, c, (*api.Client).Status)
+func readTopSample(ctx context.Context, c *api.Client) (topSample, error) {
+	st, err := call(ctx, c, (*api.Client).Status)
 	if err != nil {
 		return topSample{}, err
 	}
-	rs, err := call(ctx, f, c, (*api.Client).Regions)
+	rs, err := call(ctx, c, (*api.Client).Regions)
 	return topSample{at: time.Now(), status: st, regions: rs}, err
 }
 
@@ -202,7 +202,7 @@ func newTopFrame(prev, cur topSample, rows int) topFrame {
 func runTop(ctx context.Context, f *topFlags, w io.Writer) error {
 	c := f.client()
 	defer c.Close()
-	prev, err := readTopSample(ctx, &f.clientFlags, c)
+	prev, err := readTopSample(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func runTop(ctx context.Context, f *topFlags, w io.Writer) error {
 		err := c.Events(ctx, counts.add)
 		if err != nil && ctx.Err() == nil {
 			counts.mu.Lock()
-			counts.streamErr = daemonError(f.socket, err)
+			counts.streamErr = daemonError(c.Socket(), err)
 			counts.mu.Unlock()
 		}
 	}()
@@ -238,7 +238,7 @@ func runTop(ctx context.Context, f *topFlags, w io.Writer) error {
 			return nil
 		case <-tick.C:
 		}
-		cur, err := readTopSample(ctx, &f.clientFlags, c)
+		cur, err := readTopSample(ctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
