@@ -245,12 +245,8 @@ func writeSamplers(w io.Writer, ss []api.SamplerStatus, rates []samplerRate, win
 		if i < len(rates) {
 			r = rates[i]
 		}
-		errs := s.Error
-		if errs == "" {
-			errs = "-"
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.1f\t%d\t%s\n", s.Name, s.Events, r.EventsPerSec, s.Drops,
-			r.DropsPerSec, s.Watched, errs)
+			r.DropsPerSec, s.Watched, orDash(s.Error))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
