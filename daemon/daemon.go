@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
@@ -67,6 +68,7 @@ type Daemon struct {
 	planner    *plan.Planner
 	mover      *numa.Mover
 	samplers   []*samplerState
+	drainBuf   []bpf.Count // drainLocked's buffer, kept across epochs
 	regions    map[uint64]*region
 	nextID     uint64
 	tenants    map[string]*tenantState // by name; "" is the unnamed tenant

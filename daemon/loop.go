@@ -146,15 +146,15 @@ func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
 type tenantHits map[string]*[2]uint64
 
 // drainLocked drains every sampler and feeds the counts to the planner.
+// The counts go to d.drainBuf, which is reused from epoch to epoch.
 func (d *Daemon) drainLocked(now policy.Time) tenantHits {
 	hits := tenantHits{}
-	var buf []bpf.Count
 	for _, s := range d.samplers {
 		if s.s == nil {
 			continue
 		}
-		var err error
-		buf, err = s.s.Drain(buf[:0])
+		buf, err := s.s.Drain(d.drainBuf[:0])
+		d.drainBuf = buf
 		if err != nil {
 			d.log.Named("sampler").Warn("drain failed", "sampler", s.name, "error", err)
 			d.metrics.epochErrors.Inc()
