@@ -36,8 +36,7 @@ type CostAware struct {
 	k       keyed
 	sizeExp float64
 	clock   float64
-	pending BlockID
-	pendN   float64
+	miss    missCount // of the last block accessed while not resident
 }
 
 // NewCostAware returns an empty cost-aware policy with the given size
@@ -54,10 +53,7 @@ func (p *CostAware) rekey(it *item) {
 func (p *CostAware) Access(b *Block, _ Time) {
 	it, ok := p.k.get(b.ID)
 	if !ok {
-		if p.pending != b.ID {
-			p.pending, p.pendN = b.ID, 0
-		}
-		p.pendN++
+		p.miss.miss(b.ID)
 		return
 	}
 	it.freq++
@@ -68,10 +64,10 @@ func (p *CostAware) Access(b *Block, _ Time) {
 // Admit inserts b with the accesses that missed (at least 1).
 func (p *CostAware) Admit(b *Block, _ Time) {
 	it := &item{b: b, freq: 1}
-	if p.pending == b.ID && p.pendN > 1 {
-		it.freq = p.pendN
+	if n := p.miss.take(b.ID); n > 1 {
+		it.freq = float64(n)
 	}
-	p.pending, p.pendN = 0, 0
+	p.miss.reset()
 	p.rekey(it)
 	p.k.add(it)
 }
@@ -99,9 +95,7 @@ func (p *CostAware) Evict(b *Block, _ Time) {
 // Forget removes b.
 func (p *CostAware) Forget(b *Block) {
 	p.k.remove(b.ID)
-	if p.pending == b.ID {
-		p.pending, p.pendN = 0, 0
-	}
+	p.miss.forget(b.ID)
 }
 
 // Victim returns the block with the lowest key.

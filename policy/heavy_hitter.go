@@ -43,8 +43,7 @@ type HeavyHitter struct {
 	share   float64
 	history float64
 	step    int64
-	pending BlockID // last block accessed while not resident
-	pendN   int64   // its accesses while not resident
+	miss    missCount // of the last block accessed while not resident
 }
 
 type hhEntry struct {
@@ -72,10 +71,7 @@ func (p *HeavyHitter) Access(b *Block, _ Time) {
 	p.step++
 	e, ok := p.entries[b.ID]
 	if !ok {
-		if p.pending != b.ID {
-			p.pending, p.pendN = b.ID, 0
-		}
-		p.pendN++
+		p.miss.miss(b.ID)
 		return
 	}
 	e.it.key++
@@ -100,10 +96,7 @@ func (p *HeavyHitter) Admit(b *Block, _ Time) {
 	if g, ok := p.ghosts.take(b.ID); ok {
 		e.it.key = float64(g.freq)
 	}
-	if p.pending == b.ID {
-		e.it.key += float64(p.pendN)
-		p.pending, p.pendN = 0, 0
-	}
+	e.it.key += float64(p.miss.take(b.ID))
 	p.entries[b.ID] = e
 	p.cap.observe(len(p.entries))
 	if p.share > 0 {
@@ -157,9 +150,7 @@ func (p *HeavyHitter) remove(id BlockID) (*hhEntry, bool) {
 func (p *HeavyHitter) Forget(b *Block) {
 	p.remove(b.ID)
 	p.ghosts.drop(b.ID)
-	if p.pending == b.ID {
-		p.pending, p.pendN = 0, 0
-	}
+	p.miss.forget(b.ID)
 }
 
 // Victim returns the lowest-scored block outside the recent share, or the

@@ -17,9 +17,8 @@ func init() {
 // nothing is kept after eviction, plus the ID of the last block accessed
 // while not resident, so its miss counts once it is admitted.
 type LFU struct {
-	k       keyed
-	pending BlockID // last block accessed while not resident
-	hasPend bool
+	k    keyed
+	miss missCount // of the last block accessed while not resident
 }
 
 // NewLFU returns an empty LFU policy.
@@ -31,7 +30,7 @@ func (p *LFU) Access(b *Block, _ Time) {
 	step := p.k.tick()
 	it, ok := p.k.get(b.ID)
 	if !ok {
-		p.pending, p.hasPend = b.ID, true
+		p.miss.miss(b.ID)
 		return
 	}
 	it.key++
@@ -42,10 +41,10 @@ func (p *LFU) Access(b *Block, _ Time) {
 // Admit inserts b with a count of 1 if its miss was just seen, else 0.
 func (p *LFU) Admit(b *Block, _ Time) {
 	it := &item{b: b, tie: p.k.tick()}
-	if p.hasPend && p.pending == b.ID {
+	if p.miss.take(b.ID) > 0 {
 		it.key = 1
 	}
-	p.hasPend = false
+	p.miss.reset()
 	p.k.add(it)
 }
 
@@ -55,9 +54,7 @@ func (p *LFU) Evict(b *Block, _ Time) { p.k.remove(b.ID) }
 // Forget removes b.
 func (p *LFU) Forget(b *Block) {
 	p.k.remove(b.ID)
-	if p.pending == b.ID {
-		p.hasPend = false
-	}
+	p.miss.forget(b.ID)
 }
 
 // Victim returns the least frequently used block, least recent among equals.

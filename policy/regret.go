@@ -74,16 +74,15 @@ type RegretConfig struct {
 // dropped, so a block that returns later starts afresh. State: one item per
 // resident block plus one ghost per block evicted in the last Horizon steps.
 type Regret struct {
-	cfg     RegretConfig
-	k       keyed // residents; key is the score, tie the event order
-	ghosts  map[BlockID]*regretGhost
-	order   list // ghosts, newest eviction at the front; node.at is the step
-	cap     blockCap
-	scale   float64 // steps over which recency grows by 1
-	auto    bool    // scale follows the high-water mark
-	clock   int64   // logical step: accesses so far
-	pending BlockID // last block accessed while neither resident nor a ghost
-	pendN   float64 // its accesses
+	cfg    RegretConfig
+	k      keyed // residents; key is the score, tie the event order
+	ghosts map[BlockID]*regretGhost
+	order  list // ghosts, newest eviction at the front; node.at is the step
+	cap    blockCap
+	scale  float64   // steps over which recency grows by 1
+	auto   bool      // scale follows the high-water mark
+	clock  int64     // logical step: accesses so far
+	miss   missCount // of the last block accessed while neither resident nor a ghost
 }
 
 type regretGhost struct {
@@ -140,10 +139,7 @@ func (p *Regret) Access(b *Block, _ Time) {
 		g.regret = g.regret*p.cfg.Decay + float64(int64(p.cfg.Horizon)-gap+1)/float64(p.cfg.Horizon)
 		return
 	}
-	if p.pending != b.ID {
-		p.pending, p.pendN = b.ID, 0
-	}
-	p.pendN++
+	p.miss.miss(b.ID)
 }
 
 // Admit inserts b with the frequency and regret it had as a ghost, or with
@@ -154,9 +150,8 @@ func (p *Regret) Admit(b *Block, _ Time) {
 		it.freq, it.regret = g.freq, g.regret
 		p.order.remove(&g.n)
 		delete(p.ghosts, b.ID)
-	} else if p.pending == b.ID {
-		it.freq = p.pendN
-		p.pending, p.pendN = 0, 0
+	} else {
+		it.freq = float64(p.miss.take(b.ID))
 	}
 	p.rekey(it)
 	p.k.add(it)
@@ -194,9 +189,7 @@ func (p *Regret) Forget(b *Block) {
 		p.order.remove(&g.n)
 		delete(p.ghosts, b.ID)
 	}
-	if p.pending == b.ID {
-		p.pending, p.pendN = 0, 0
-	}
+	p.miss.forget(b.ID)
 }
 
 // Victim returns the resident block with the lowest score.
