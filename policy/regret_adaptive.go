@@ -259,11 +259,7 @@ func (p *RegretAdaptive) Admit(b *Block, _ Time) {
 	e := &raEntry{n: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
 	p.res[b.ID] = e
 	p.cap.observe(len(p.res))
-	if m, ok := p.memo[b.ID]; ok && m.n.at != p.clock && p.room() {
-		p.protect(e, m.dist)
-		return
-	}
-	if m, ok := p.memo[b.ID]; ok && p.sweeping && p.room() {
+	if m, ok := p.memo[b.ID]; ok && (m.n.at != p.clock || p.sweeping) && p.room() {
 		p.protect(e, m.dist)
 		return
 	}
