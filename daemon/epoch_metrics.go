@@ -118,10 +118,20 @@ func (d *Daemon) tierGauges() {
 			r.heat[i] *= decay
 		}
 	}
-	d.metrics.tierBytes.Reset()
+	// Drop only the series of tenants gone: a Reset would leave a scrape
+	// between it and the Sets without the gauge.
+	m := d.metrics
+	for name := range m.tierTenants {
+		if per[name] == nil {
+			m.tierBytes.DeleteLabelValues(name, "fast")
+			m.tierBytes.DeleteLabelValues(name, "slow")
+			delete(m.tierTenants, name)
+		}
+	}
 	for name, t := range per {
-		d.metrics.tierBytes.WithLabelValues(name, "fast").Set(float64(t.fast))
-		d.metrics.tierBytes.WithLabelValues(name, "slow").Set(float64(t.slow))
+		m.tierTenants[name] = true
+		m.tierBytes.WithLabelValues(name, "fast").Set(float64(t.fast))
+		m.tierBytes.WithLabelValues(name, "slow").Set(float64(t.slow))
 	}
 	d.metrics.blocks.WithLabelValues("fast").Set(float64(fastBlocks))
 	d.metrics.blocks.WithLabelValues("slow").Set(float64(slowBlocks))

@@ -55,10 +55,11 @@ type metrics struct {
 	plannedDeferred prometheus.Counter
 
 	quotaTenants map[string]bool // tenant label values of the quota gauges
+	tierTenants  map[string]bool // tenant label values of tierBytes
 }
 
 func newMetrics(version string) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry(), quotaTenants: map[string]bool{}}
+	m := &metrics{reg: prometheus.NewRegistry(), quotaTenants: map[string]bool{}, tierTenants: map[string]bool{}}
 	f := factory{m.reg}
 	m.tierBytes = f.gaugeVec("tier_bytes", "Bytes of tracked KV blocks per tenant in each tier.", "tenant", "tier")
 	m.migPages = f.counterVec("migrated_pages_total", "Pages moved between tiers by direction.", "direction")
