@@ -187,17 +187,27 @@ func move(socket string, node int) (*MoveReport, error) {
 		all = append(all, pages...)
 		rep.Bytes += a.Length
 	}
-	rep.Pages = len(all)
-	status := make([]numa.PageStatus, len(all))
+	err = movePages(wi, all, rep)
+	if err == nil {
+		rep.MBps = float64(rep.Bytes) / (1 << 20) / rep.Seconds
+	}
+	return rep, err
+}
+
+// movePages moves pages of the workload to rep.Node, timing the call, and
+// records in rep where the arenas are afterwards.
+func movePages(wi *workloadInfo, pages []uintptr, rep *MoveReport) error {
+	rep.Pages = len(pages)
+	status := make([]numa.PageStatus, len(pages))
 	start := time.Now()
-	rep.Stats, err = numa.MovePages(context.Background(), wi.PID, all, node, status, numa.MoveOptions{})
+	var err error
+	rep.Stats, err = numa.MovePages(context.Background(), wi.PID, pages, rep.Node, status, numa.MoveOptions{})
 	rep.Seconds = time.Since(start).Seconds()
 	if err != nil {
-		return rep, err
+		return err
 	}
-	rep.MBps = float64(rep.Bytes) / (1 << 20) / rep.Seconds
 	rep.After, err = placement(wi)
-	return rep, err
+	return err
 }
 
 // memcpyRate copies a buffer of mib MiB a few times and reports MB/s
@@ -259,9 +269,12 @@ func moveBlocks(socket, spec string, node int) (*MoveReport, error) {
 		return nil, fmt.Errorf("moving blocks %s: the workload has no arena", spec)
 	}
 	a := wi.Arenas[0]
-	blocks, err := parseList(spec)
+	blocks, err := numa.ParseList(spec)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("moving blocks: %w", err)
+	}
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("moving blocks: the block list is empty")
 	}
 	rep := &MoveReport{Node: node}
 	var all []uintptr
@@ -277,34 +290,5 @@ func moveBlocks(socket, spec string, node int) (*MoveReport, error) {
 		all = append(all, pages...)
 		rep.Bytes += a.BlockSize
 	}
-	rep.Pages = len(all)
-	status := make([]numa.PageStatus, len(all))
-	start := time.Now()
-	rep.Stats, err = numa.MovePages(context.Background(), wi.PID, all, node, status, numa.MoveOptions{})
-	rep.Seconds = time.Since(start).Seconds()
-	if err != nil {
-		return rep, err
-	}
-	rep.After, err = placement(wi)
-	return rep, err
-}
-
-// parseList parses "0,3-5" into block indices.
-func parseList(spec string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(spec, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, errA := strconv.Atoi(lo)
-		b, errB := a, error(nil)
-		if isRange {
-			b, errB = strconv.Atoi(hi)
-		}
-		if errA != nil || errB != nil || a < 0 || b < a {
-			return nil, fmt.Errorf("block list %q: %q is not N or N-M", spec, part)
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	return out, nil
+	return rep, movePages(wi, all, rep)
 }
