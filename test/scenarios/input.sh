@@ -6,18 +6,17 @@
 # 6. With the disable daemon running: malformed API requests, --check of
 #    bad configs, a SIGHUP with a bad config; the daemon keeps serving.
 . /lib.sh
+# tiering-MODE.hcl: tiering.hcl with kernel_tiering = MODE.
+for m in refuse report disable; do
+	sed "s/^kernel_tiering *= .*/kernel_tiering = \"$m\"/" /etc/kvtier/tiering.hcl >"/etc/kvtier/tiering-$m.hcl"
+done
 probe record balancing-at-boot -- cat /proc/sys/kernel/numa_balancing
 probe record refuse -- sh -c 'timeout 30 kvtier daemon --config /etc/kvtier/tiering-refuse.hcl 2>&1; echo "exit=$?"'
 probe record balancing-after-refuse -- cat /proc/sys/kernel/numa_balancing
 
 daemon_start report /etc/kvtier/tiering-report.hcl
 wl_start report -arena-mib 32 -nohugepage -daemon "$SOCK" -rounds 2 -interval 100ms
-i=0
-while [ "$i" -lt 6 ]; do
-	ctl report touch 0-3 1 >/dev/null
-	sleep 0.5
-	i=$((i + 1))
-done
+touch_every report 6 0-3 1
 probe record where-report -- probe where /run/wl-report.sock
 probe record status-report -- probe api "$SOCK" status
 probe record balancing-after-report -- cat /proc/sys/kernel/numa_balancing
@@ -26,12 +25,7 @@ daemon_stop report
 daemon_start disable /etc/kvtier/tiering-disable.hcl
 probe record balancing-after-disable -- cat /proc/sys/kernel/numa_balancing
 probe record register-again -- probe ctl /run/wl-report.sock register
-i=0
-while [ "$i" -lt 6 ]; do
-	ctl report touch 0-3 1 >/dev/null
-	sleep 0.5
-	i=$((i + 1))
-done
+touch_every report 6 0-3 1
 probe record where-disable -- probe where /run/wl-report.sock
 probe record status-disable -- probe api "$SOCK" status
 

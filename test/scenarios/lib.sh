@@ -50,3 +50,14 @@ wl_quit() {
 	eval "wait \$WL_$1"
 	probe record "report-$1" -- cat "/run/wl-$1.report"
 }
+
+# touch_every TAG N BLOCKS ROUNDS: N times, workload TAG reads BLOCKS
+# ROUNDS times, then half a second (one epoch of input, rules and faults) passes.
+touch_every() {
+	_i=0
+	while [ "$_i" -lt "$2" ]; do
+		ctl "$1" touch "$3" "$4" >/dev/null
+		sleep 0.5
+		_i=$((_i + 1))
+	done
+}

@@ -12,20 +12,10 @@
 daemon_start rules /etc/kvtier/rules.hcl
 wl_start rules -arena-mib 64 -nohugepage -pinned-blocks 2 -daemon "$SOCK" -rounds 2 -interval 150ms
 probe record where-start -- probe where /run/wl-rules.sock
-i=0
-while [ "$i" -lt 6 ]; do
-	ctl rules touch 2-11 2 >/dev/null
-	sleep 0.5
-	i=$((i + 1))
-done
+touch_every rules 6 2-11 2
 probe record where-converged -- probe where /run/wl-rules.sock
 probe record move-pinned -- probe moveblocks /run/wl-rules.sock 0 1
-i=0
-while [ "$i" -lt 4 ]; do
-	ctl rules touch 2-11 1 >/dev/null
-	sleep 0.5
-	i=$((i + 1))
-done
+touch_every rules 4 2-11 1
 probe record where-pinned-back -- probe where /run/wl-rules.sock
 ctl rules touch 7-11 2 >/dev/null
 sleep 0.6
@@ -33,12 +23,7 @@ ctl rules touch 2-6 1 >/dev/null
 sleep 0.6
 probe record complete -- probe ctl /run/wl-rules.sock complete 2-6
 probe record regions-after-complete -- probe api "$SOCK" regions
-i=0
-while [ "$i" -lt 5 ]; do
-	ctl rules touch 20-24 2 >/dev/null
-	sleep 0.5
-	i=$((i + 1))
-done
+touch_every rules 5 20-24 2
 probe record where-classes -- probe where /run/wl-rules.sock
 probe record status -- probe api "$SOCK" status
 wl_quit rules
