@@ -1,5 +1,6 @@
 # Scenario 7: the kernel's NUMA balancing is on (Debian's default) and
-# kernel_tiering = "report".
+# kernel_tiering = "report". input.sh derives the "refuse" and "disable"
+# configs from this one by replacing the kernel_tiering line.
 epoch          = "500ms"
 kernel_tiering = "report"
 
