@@ -48,7 +48,7 @@ func TestNodeFullBackoff(t *testing.T) {
 	d, logs, meminfo := backoffDaemon(t)
 	events, cancel := d.events.subscribe()
 	defer cancel()
-	wl := testutil.StartWorkload(t, testutil.WorkloadCmd(os.Args[0], testutil.Touched))
+	wl := startWorkload(t)
 	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 64 << 10,
 		source: "test", priority: policy.PriorityNormal, refcount: 1})
 	if err != nil {

@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"os"
 	"testing"
 
 	"github.com/kvtier/kvtier/daemon/api"
-	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -32,7 +30,7 @@ planner {
 }
 `)
 	const blockSz = 64 << 10 // 16 pages
-	wl := testutil.StartWorkload(t, testutil.WorkloadCmd(os.Args[0], testutil.Touched))
+	wl := startWorkload(t)
 	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: blockSz,
 		source: "test", priority: policy.PriorityNormal, refcount: 1, pinned: []api.Range{{Offset: 0, Length: blockSz}}})
 	if err != nil {

@@ -3,11 +3,9 @@ package daemon
 import (
 	"errors"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -27,7 +25,7 @@ budgets {
   }
 }
 `)
-	wl := testutil.StartWorkload(t, testutil.WorkloadCmd(os.Args[0], testutil.Touched))
+	wl := startWorkload(t)
 	half := wl.Size / 2
 	register := func(tenant string, second bool) (uint64, error) {
 		addr := wl.Addr
