@@ -49,6 +49,11 @@ func TestPlacementCommand(t *testing.T) {
 	for _, r := range rep.Regions {
 		if r.Name == "[stack]" {
 			stack = &addrRange{r.Start, r.End}
+			// The huge-page figures come from smaps and must be the
+			// stack's own: one mapping, its size, resident pages.
+			if h := r.Huge; h == nil || h.Mappings != 1 || h.Size != uint64(r.End-r.Start) || h.Rss == 0 {
+				t.Errorf("stack %#x-%#x huge-page figures %+v", r.Start, r.End, h)
+			}
 		}
 	}
 	present := 0
