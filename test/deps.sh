@@ -35,15 +35,31 @@ command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || missing+=(busybox-static)
 if ((${#missing[@]})); then apt_install "${missing[@]}"; fi
 
-# kernel_pkgs prints the two package names (6.12 newest, 6.1 of linux-image-amd64).
-kernel_pkgs() {
+# find_kernels prints the two package names (6.12 newest, 6.1 of
+# linux-image-amd64), or nothing for a series apt-cache does not know.
+find_kernels() {
 	local k612 k61
 	k612=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64$' |
 		awk '{print $1}' | sort -V | tail -n1)
 	k61=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-6\.1\./ {print $2; exit}')
-	[ -n "$k612" ] || die "apt-cache finds no linux-image-6.12.*+deb12-amd64 (run apt-get update?)"
-	[ -n "$k61" ] || die "apt-cache finds no 6.1 kernel that linux-image-amd64 depends on"
+	echo "${k612:--} ${k61:--}"
+}
+
+# kernel_pkgs is find_kernels after an apt-get update when the apt lists
+# are too old to list them (a fresh machine's lists can predate the newest
+# 6.12 package).
+kernel_pkgs() {
+	local k612 k61
+	read -r k612 k61 < <(find_kernels)
+	if [ "$k612" = - ] || [ "$k61" = - ]; then
+		[ "$(id -u)" = 0 ] || die "apt-cache finds no 6.12 or 6.1 kernel package; run apt-get update as root"
+		echo "test/deps.sh: apt lists lack the kernel packages; running apt-get update" >&2
+		apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || die "apt-get update failed"
+		read -r k612 k61 < <(find_kernels)
+	fi
+	[ "$k612" != - ] || die "apt-cache finds no linux-image-6.12.*+deb12-amd64, even after apt-get update"
+	[ "$k61" != - ] || die "apt-cache finds no 6.1 kernel that linux-image-amd64 depends on, even after apt-get update"
 	echo "$k612 $k61"
 }
 
