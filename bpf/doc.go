@@ -45,6 +45,19 @@
 //   - uprobe: application hints through a uprobe on a function the engine
 //     exports (below).
 //
+// What a sampler can see is in its Sight (SightOf). perf, damon and uprobe
+// see steady-state accesses: a process re-reading memory that is already
+// resident. The page-fault samplers (sw-page-faults, fault) do not: they
+// see first touches, and NUMA hinting faults only while kernel NUMA
+// balancing is on; a process that keeps reading resident memory faults no
+// more and produces no events.
+//
+// OpenAuto opens the best of them the host has: perf where DetectPMU finds
+// a memory-sampling PMU, else damon where DAMON's sysfs interface exists,
+// vaddr works and no other DAMON user owns the kdamonds, else none (the
+// caller then has only the engine's hints). It returns what it found for
+// each candidate, for the caller to log.
+//
 // # Application hints (uprobe sampler)
 //
 // An inference engine exports, and calls with the address of every KV block
