@@ -1,6 +1,7 @@
 package bpf
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"time"
@@ -140,11 +141,25 @@ type Options struct {
 	ABI ABI
 
 	// DAMONSample and DAMONAggregate are DAMON's sampling and aggregation
-	// intervals. Defaults 5ms and 100ms.
+	// intervals. Defaults 50ms and 500ms, for a one-second epoch (the
+	// daemon derives both from its epoch: DAMONIntervals).
 	DAMONSample, DAMONAggregate time.Duration
-	// DAMONMinRegions and DAMONMaxRegions bound DAMON's region count per
-	// target. Defaults 10 and 1000.
-	DAMONMinRegions, DAMONMaxRegions uint32
+	// DAMONMaxRegions caps the DAMON regions of all watched regions
+	// together. DAMON monitors only the watched regions, one DAMON region
+	// per block while the blocks fit, else per run of adjacent blocks.
+	// Default 4096.
+	DAMONMaxRegions uint32
+}
+
+// DAMONIntervals derives DAMON's sampling and aggregation intervals from
+// an epoch: two aggregations an epoch, so that every drain finds at least
+// one, and ten access checks an aggregation. A block's counts in an epoch
+// then estimate how often it is used: a block used every T seconds
+// collects about epoch/T checks that found it accessed (up to 20), and a
+// block not used collects none.
+func DAMONIntervals(epoch time.Duration) (sample, aggregate time.Duration) {
+	aggregate = max(epoch/2, time.Millisecond)
+	return max(aggregate/10, 100*time.Microsecond), aggregate
 }
 
 type opener func(Options) (Sampler, error)
@@ -198,17 +213,13 @@ func (o Options) withDefaults() Options {
 	if o.ABI == "" {
 		o.ABI = ABIC
 	}
-	if o.DAMONSample == 0 {
-		o.DAMONSample = 5 * time.Millisecond
-	}
-	if o.DAMONAggregate == 0 {
-		o.DAMONAggregate = 100 * time.Millisecond
-	}
-	if o.DAMONMinRegions == 0 {
-		o.DAMONMinRegions = 10
+	if o.DAMONSample == 0 || o.DAMONAggregate == 0 {
+		s, a := DAMONIntervals(time.Second)
+		o.DAMONSample = cmp.Or(o.DAMONSample, s)
+		o.DAMONAggregate = cmp.Or(o.DAMONAggregate, a)
 	}
 	if o.DAMONMaxRegions == 0 {
-		o.DAMONMaxRegions = 1000
+		o.DAMONMaxRegions = 4096
 	}
 	return o
 }

@@ -5,7 +5,6 @@ package bpf
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
@@ -21,8 +20,7 @@ type damon struct {
 
 func openDamon(opts Options) (Sampler, error) {
 	admin := newDamonAdmin(opts.SysRoot, damonAttrs{
-		sample: opts.DAMONSample, aggr: opts.DAMONAggregate, update: 10 * opts.DAMONAggregate,
-		minRegions: opts.DAMONMinRegions, max: opts.DAMONMaxRegions,
+		sample: opts.DAMONSample, aggr: opts.DAMONAggregate, maxRegions: opts.DAMONMaxRegions,
 	})
 	tid, region, err := damonArgs()
 	if err != nil {
@@ -37,7 +35,7 @@ func openDamon(opts Options) (Sampler, error) {
 		return nil, errors.Join(err, admin.close())
 	}
 	d := &damon{c: c, admin: admin}
-	c.hooks = d
+	c.watchHook = d.retarget
 	// Closed first (closers run in reverse): stop DAMON, then detach.
 	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "damon_aggregated", Program: c.objs.Prog})
 	if err != nil {
@@ -90,31 +88,25 @@ func damonArgs() (tid, region uint32, err error) {
 	return tid, region, nil
 }
 
-func (d *damon) addProc(pid uint32) error {
-	return d.retarget(append(slices.Clone(d.admin.pids), pid))
-}
-
-func (d *damon) removeProc(pid uint32) error {
-	pids := slices.DeleteFunc(slices.Clone(d.admin.pids), func(p uint32) bool { return p == pid })
-	return d.retarget(pids)
-}
-
-// retarget writes the target index -> pid map, then restarts DAMON on pids.
-func (d *damon) retarget(pids []uint32) error {
-	if uint32(len(pids)) > d.c.objs.DamonTargets.MaxEntries() {
-		return fmt.Errorf("%d DAMON targets: %w", len(pids), ErrTooManyRegions)
+// retarget restarts DAMON on the watched regions: one target per process,
+// its regions those of damonLayout, and writes the target index -> pid
+// map the BPF program reads.
+func (d *damon) retarget(regions map[uint32]Region) error {
+	targets := damonLayout(regions, d.admin.attrs.maxRegions)
+	if uint32(len(targets)) > d.c.objs.DamonTargets.MaxEntries() {
+		return fmt.Errorf("%d DAMON targets: %w", len(targets), ErrTooManyRegions)
 	}
 	for i := range d.c.objs.DamonTargets.MaxEntries() {
 		pid := uint32(0)
-		if int(i) < len(pids) {
-			pid = pids[i]
+		if int(i) < len(targets) {
+			pid = targets[i].pid
 		}
 		if err := d.c.objs.DamonTargets.Put(i, pid); err != nil {
 			return fmt.Errorf("writing DAMON target %d: %w", i, err)
 		}
 	}
-	if err := d.admin.apply(pids); err != nil {
-		return fmt.Errorf("configuring DAMON for pids %v: %w", pids, err)
+	if err := d.admin.apply(targets); err != nil {
+		return fmt.Errorf("configuring DAMON for %d processes: %w", len(targets), err)
 	}
 	return nil
 }

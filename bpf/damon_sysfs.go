@@ -11,18 +11,31 @@ import (
 
 // damonAdmin drives DAMON's sysfs interface (<sys>/kernel/mm/damon/admin,
 // Documentation/ABI/testing/sysfs-kernel-mm-damon): one kdamond with one
-// vaddr context whose targets are the watched processes.
+// vaddr context whose targets are the watched processes, each monitored
+// only in its watched regions, cut at block boundaries (damonLayout).
 type damonAdmin struct {
-	root   string // .../damon/admin
-	owned  bool   // kvtier created kdamond 0
-	attrs  damonAttrs
-	pids   []uint32 // targets in index order
-	wrFile func(path, value string) error
+	root    string // .../damon/admin
+	owned   bool   // kvtier created kdamond 0
+	attrs   damonAttrs
+	targets []damonTarget // in index order
+	wrFile  func(path, value string) error
 }
 
+// damonAttrs are the monitoring attributes kvtier gives its kdamond.
 type damonAttrs struct {
-	sample, aggr, update time.Duration
-	minRegions, max      uint32
+	sample, aggr time.Duration
+	// maxRegions caps the DAMON regions of all targets together; blocks
+	// are grouped when there are more.
+	maxRegions uint32
+}
+
+// damonRange is one DAMON region: [start, end).
+type damonRange struct{ start, end uint64 }
+
+// damonTarget is one monitored process and its initial regions.
+type damonTarget struct {
+	pid     uint32
+	regions []damonRange
 }
 
 func newDamonAdmin(sysRoot string, attrs damonAttrs) *damonAdmin {
@@ -101,26 +114,46 @@ func requireVaddr(file string) error {
 		file, strings.Join(strings.Fields(string(raw)), " "), ErrNotSupported)
 }
 
-// apply (re)starts the kdamond on pids, or stops it when pids is empty.
-func (d *damonAdmin) apply(pids []uint32) error {
+// opsUpdate is the vaddr operations' update interval kvtier sets: a day.
+// At every update vaddr resets each target's regions to the three big
+// areas of its whole address space (damon_va_update), which would undo
+// the block-aligned regions; kvtier re-applies its targets whenever its
+// watch list changes, so it never needs that update.
+const opsUpdate = 24 * time.Hour
+
+// apply (re)starts the kdamond on targets, or stops it when there are
+// none. The number of regions is both the minimum and the maximum: with
+// min_nr_regions equal to the number of regions, DAMON's size limit for a
+// merged region is the mean region size, so two regions never merge
+// across a block boundary, and with max_nr_regions no more than twice the
+// number of regions DAMON never splits them. Every region thus stays
+// exactly the blocks kvtier set, and each aggregation reports every block.
+func (d *damonAdmin) apply(targets []damonTarget) error {
 	if err := d.stop(); err != nil {
 		return err
 	}
-	d.pids = append(d.pids[:0], pids...)
-	if len(pids) == 0 {
+	d.targets = append(d.targets[:0], targets...)
+	if len(targets) == 0 {
 		return nil
 	}
+	n := 0
+	for _, t := range targets {
+		n += len(t.regions)
+	}
+	nr := strconv.Itoa(max(n, 3)) // DAMON wants at least 3
 	a := d.attrs
 	writes := [][2]string{
 		{d.ctx("monitoring_attrs", "intervals", "sample_us"), us(a.sample)},
 		{d.ctx("monitoring_attrs", "intervals", "aggr_us"), us(a.aggr)},
-		{d.ctx("monitoring_attrs", "intervals", "update_us"), us(a.update)},
-		{d.ctx("monitoring_attrs", "nr_regions", "min"), strconv.FormatUint(uint64(a.minRegions), 10)},
-		{d.ctx("monitoring_attrs", "nr_regions", "max"), strconv.FormatUint(uint64(a.max), 10)},
-		{d.ctx("targets", "nr_targets"), strconv.Itoa(len(pids))},
+		{d.ctx("monitoring_attrs", "intervals", "update_us"), us(opsUpdate)},
+		// max before min: the kernel checks min <= max on "on", but a
+		// smaller max than the old min reads oddly in between.
+		{d.ctx("monitoring_attrs", "nr_regions", "max"), nr},
+		{d.ctx("monitoring_attrs", "nr_regions", "min"), nr},
+		{d.ctx("targets", "nr_targets"), strconv.Itoa(len(targets))},
 	}
-	for i, pid := range pids {
-		writes = append(writes, [2]string{d.ctx("targets", strconv.Itoa(i), "pid_target"), strconv.FormatUint(uint64(pid), 10)})
+	for i, t := range targets {
+		writes = append(writes, d.targetWrites(i, t)...)
 	}
 	writes = append(writes, [2]string{d.path("0", "state"), "on"})
 	for _, w := range writes {
@@ -129,6 +162,22 @@ func (d *damonAdmin) apply(pids []uint32) error {
 		}
 	}
 	return nil
+}
+
+// targetWrites are the writes that set target i: its pid and regions.
+func (d *damonAdmin) targetWrites(i int, t damonTarget) [][2]string {
+	ti := strconv.Itoa(i)
+	w := [][2]string{
+		{d.ctx("targets", ti, "pid_target"), strconv.FormatUint(uint64(t.pid), 10)},
+		{d.ctx("targets", ti, "regions", "nr_regions"), strconv.Itoa(len(t.regions))},
+	}
+	for j, r := range t.regions {
+		rj := strconv.Itoa(j)
+		w = append(w,
+			[2]string{d.ctx("targets", ti, "regions", rj, "start"), strconv.FormatUint(r.start, 10)},
+			[2]string{d.ctx("targets", ti, "regions", rj, "end"), strconv.FormatUint(r.end, 10)})
+	}
+	return w
 }
 
 func us(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10) }

@@ -2,6 +2,7 @@ package bpf
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,15 @@ func damonTree(t *testing.T, nr, avail string) string {
 		damonCtx + "monitoring_attrs/nr_regions/min":            "",
 		damonCtx + "monitoring_attrs/nr_regions/max":            "",
 		damonCtx + "targets/nr_targets":                         "0\n",
-		damonCtx + "targets/0/pid_target":                       "",
-		damonCtx + "targets/1/pid_target":                       "",
+	}
+	for ti := range 2 {
+		tp := fmt.Sprintf("%stargets/%d/", damonCtx, ti)
+		files[tp+"pid_target"] = ""
+		files[tp+"regions/nr_regions"] = "0\n"
+		for ri := range 4 {
+			files[fmt.Sprintf("%sregions/%d/start", tp, ri)] = ""
+			files[fmt.Sprintf("%sregions/%d/end", tp, ri)] = ""
+		}
 	}
 	return writeTree(t, files)
 }
@@ -39,15 +47,22 @@ func readTrim(t *testing.T, root, p string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// TestDamonAdmin drives a fixture sysfs tree through probe, two target
-// sets and close, checking every value the kernel would receive.
+// TestDamonAdmin drives a fixture sysfs tree through probe, two targets
+// with block-aligned regions and close, checking every value the kernel
+// would receive: the regions are both DAMON's minimum and maximum (no
+// merging across blocks, no splitting) and vaddr's update is a day away
+// (it would reset the regions to the whole address space).
 func TestDamonAdmin(t *testing.T) {
 	root := damonTree(t, "0\n", "vaddr\nfvaddr\npaddr\n")
-	d := newDamonAdmin(root, damonAttrs{sample: 5 * time.Millisecond, aggr: 100 * time.Millisecond, update: time.Second, minRegions: 10, max: 1000})
+	d := newDamonAdmin(root, damonAttrs{sample: 50 * time.Millisecond, aggr: 500 * time.Millisecond})
 	if err := d.probe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.apply([]uint32{42, 43}); err != nil {
+	targets := []damonTarget{
+		{pid: 42, regions: []damonRange{{0x1000, 0x3000}, {0x3000, 0x5000}}},
+		{pid: 43, regions: []damonRange{{0x10000, 0x20000}, {0x20000, 0x30000}, {0x30000, 0x40000}, {0x40000, 0x48000}}},
+	}
+	if err := d.apply(targets); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]string{
@@ -55,14 +70,20 @@ func TestDamonAdmin(t *testing.T) {
 		"kernel/mm/damon/admin/kdamonds/0/contexts/nr_contexts": "1",
 		"kernel/mm/damon/admin/kdamonds/0/state":                "on",
 		damonCtx + "operations":                                 "vaddr",
-		damonCtx + "monitoring_attrs/intervals/sample_us":       "5000",
-		damonCtx + "monitoring_attrs/intervals/aggr_us":         "100000",
-		damonCtx + "monitoring_attrs/intervals/update_us":       "1000000",
-		damonCtx + "monitoring_attrs/nr_regions/min":            "10",
-		damonCtx + "monitoring_attrs/nr_regions/max":            "1000",
+		damonCtx + "monitoring_attrs/intervals/sample_us":       "50000",
+		damonCtx + "monitoring_attrs/intervals/aggr_us":         "500000",
+		damonCtx + "monitoring_attrs/intervals/update_us":       "86400000000",
+		damonCtx + "monitoring_attrs/nr_regions/min":            "6",
+		damonCtx + "monitoring_attrs/nr_regions/max":            "6",
 		damonCtx + "targets/nr_targets":                         "2",
 		damonCtx + "targets/0/pid_target":                       "42",
+		damonCtx + "targets/0/regions/nr_regions":               "2",
+		damonCtx + "targets/0/regions/1/start":                  "12288",
+		damonCtx + "targets/0/regions/1/end":                    "20480",
 		damonCtx + "targets/1/pid_target":                       "43",
+		damonCtx + "targets/1/regions/nr_regions":               "4",
+		damonCtx + "targets/1/regions/3/start":                  "262144",
+		damonCtx + "targets/1/regions/3/end":                    "294912",
 	} {
 		if got := readTrim(t, root, p); got != want {
 			t.Errorf("%s = %q, want %q", p, got, want)
@@ -79,6 +100,25 @@ func TestDamonAdmin(t *testing.T) {
 	}
 	if got := readTrim(t, root, "kernel/mm/damon/admin/kdamonds/nr_kdamonds"); got != "0" {
 		t.Errorf("nr_kdamonds after close = %q, want 0", got)
+	}
+}
+
+// TestDamonAdminFewRegions: DAMON refuses fewer than 3 regions as its
+// minimum, so one block still asks for 3 (and is never split: splitting
+// needs fewer regions than half the maximum).
+func TestDamonAdminFewRegions(t *testing.T) {
+	root := damonTree(t, "0\n", "vaddr\n")
+	d := newDamonAdmin(root, damonAttrs{sample: time.Millisecond, aggr: 10 * time.Millisecond})
+	if err := d.probe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.apply([]damonTarget{{pid: 7, regions: []damonRange{{0x1000, 0x2000}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"min", "max"} {
+		if got := readTrim(t, root, damonCtx+"monitoring_attrs/nr_regions/"+f); got != "3" {
+			t.Errorf("nr_regions/%s = %q, want 3", f, got)
+		}
 	}
 }
 

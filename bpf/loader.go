@@ -41,9 +41,12 @@ type core struct {
 	procs   map[uint32]int // pid -> watched regions
 	maxProc int
 	hooks   procHooks
-	closers []io.Closer // detached in reverse order by Close
-	drains  uint64
-	closed  bool
+	// watchHook, when set, is told every watch list after a change
+	// (damon retargets its kdamond); called with the lock held.
+	watchHook func(map[uint32]Region) error
+	closers   []io.Closer // detached in reverse order by Close
+	drains    uint64
+	closed    bool
 }
 
 // load loads the shared maps and the program called prog, with the map
@@ -143,11 +146,26 @@ func (c *core) Watch(r Region) error {
 	}
 	c.regions[r.ID] = r
 	c.procs[r.PID] = n + 1
-	if err := c.writeProc(r.PID); err != nil {
-		c.forget(r)
+	err := c.writeProc(r.PID)
+	if err == nil {
+		err = c.changed()
+	}
+	if err != nil {
+		// Back to the list before: the error is the caller's answer.
+		_ = c.forget(r)
+		_ = c.writeProc(r.PID)
+		_ = c.changed()
 		return err
 	}
 	return nil
+}
+
+// changed tells the watch hook the watch list after a change.
+func (c *core) changed() error {
+	if c.watchHook == nil {
+		return nil
+	}
+	return c.watchHook(c.regions)
 }
 
 // Unwatch implements Sampler.
@@ -164,7 +182,10 @@ func (c *core) Unwatch(id uint32) error {
 	if err := c.forget(r); err != nil {
 		return err
 	}
-	return c.writeProc(r.PID)
+	if err := c.writeProc(r.PID); err != nil {
+		return err
+	}
+	return c.changed()
 }
 
 // forget drops r from the bookkeeping (not from the kernel's watch list).

@@ -1,0 +1,92 @@
+package bpf
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestDamonLayout(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		regions []Region
+		max     uint32
+		want    []damonTarget
+	}{
+		{
+			name:    "one region, a DAMON region per block",
+			regions: []Region{{ID: 1, PID: 9, Start: 4 * mib, End: 10 * mib, BlockSize: 2 * mib}},
+			max:     100,
+			want:    []damonTarget{{pid: 9, regions: []damonRange{{4 * mib, 6 * mib}, {6 * mib, 8 * mib}, {8 * mib, 10 * mib}}}},
+		},
+		{
+			name:    "a partial last block is its own region",
+			regions: []Region{{ID: 1, PID: 9, Start: 0, End: 5 * mib, BlockSize: 2 * mib}},
+			max:     100,
+			want:    []damonTarget{{pid: 9, regions: []damonRange{{0, 2 * mib}, {2 * mib, 4 * mib}, {4 * mib, 5 * mib}}}},
+		},
+		{
+			name:    "too many blocks: runs of whole blocks",
+			regions: []Region{{ID: 1, PID: 9, Start: 0, End: 8 * mib, BlockSize: mib}},
+			max:     3,
+			want:    []damonTarget{{pid: 9, regions: []damonRange{{0, 3 * mib}, {3 * mib, 6 * mib}, {6 * mib, 8 * mib}}}},
+		},
+		{
+			name: "small blocks are grouped to the largest block's size; processes in pid order, regions by address",
+			regions: []Region{
+				{ID: 3, PID: 20, Start: 64 * mib, End: 66 * mib, BlockSize: mib},
+				{ID: 1, PID: 10, Start: 16 * mib, End: 20 * mib, BlockSize: 2 * mib},
+				{ID: 2, PID: 10, Start: 0, End: 2 * mib, BlockSize: 64 << 10},
+			},
+			want: []damonTarget{
+				{pid: 10, regions: []damonRange{{0, 2 * mib}, {16 * mib, 18 * mib}, {18 * mib, 20 * mib}}},
+				{pid: 20, regions: []damonRange{{64 * mib, 66 * mib}}},
+			},
+		},
+		{name: "nothing watched", want: []damonTarget{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := map[uint32]Region{}
+			for _, r := range tc.regions {
+				m[r.ID] = r
+			}
+			got := damonLayout(m, tc.max)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("damonLayout = %+v\nwant %+v", got, tc.want)
+			}
+			for _, tg := range got {
+				for _, r := range tg.regions {
+					if r.start%4096 != 0 || r.end%4096 != 0 || r.end <= r.start {
+						t.Errorf("pid %d: region %#x-%#x is not page aligned and non-empty", tg.pid, r.start, r.end)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDAMONIntervals(t *testing.T) {
+	for _, tc := range []struct {
+		epoch, sample, aggr string
+	}{
+		{"1s", "50ms", "500ms"},
+		{"500ms", "25ms", "250ms"},
+		{"10s", "500ms", "5s"},
+		{"1ms", "100µs", "1ms"},
+	} {
+		e, s, a := dur(t, tc.epoch), dur(t, tc.sample), dur(t, tc.aggr)
+		if gs, ga := DAMONIntervals(e); gs != s || ga != a {
+			t.Errorf("DAMONIntervals(%s) = %s, %s; want %s, %s", e, gs, ga, s, a)
+		}
+	}
+}
+
+func dur(t *testing.T, s string) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
