@@ -90,7 +90,8 @@ func TestSetMoveCap(t *testing.T) {
 // low priority first, then think_complete, then think_active/none, then
 // output_critical, unshared before shared within a class, and only then
 // in the policy's order. Hand-worked: six fast 2 MiB blocks fill the
-// tier; four slow blocks read twice each need four victims:
+// tier; four slow blocks read four times each (hotter than every victim
+// by PromoteMin: no evidence, no move) need four victims:
 //
 //	1 think_active, unshared, read     -> 4th (the only unshared rank-1 block)
 //	2 think_active, shared (refcount 2) -> kept (shared after unshared)
@@ -118,7 +119,7 @@ func TestDemotionOrderByClass(t *testing.T) {
 				h.track(id, 0, size, false, class(policy.ClassThinkActive))
 			}
 			h.access(6, 1, 2, 1, 2, 3, 4, 3, 4)
-			h.access(7, 8, 9, 10, 7, 8, 9, 10)
+			h.access(7, 8, 9, 10, 7, 8, 9, 10, 7, 8, 9, 10, 7, 8, 9, 10)
 			pl := h.plan()
 			if got := ids(pl.Promote); len(got) != 4 {
 				t.Fatalf("promotes %v, want blocks 7-10", got)

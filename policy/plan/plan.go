@@ -167,13 +167,17 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	for _, n := range order {
 		bud.give(n.reserve[0], n.reserve[1])
-		freed := p.evictOwn(n.t, max(n.quota, n.global), reasonFor(n), &bud, now, pl)
+		want := max(n.quota, n.global)
+		// Room for pinned blocks is a class rule; for the others, a
+		// victim must be colder than the promotions (guard).
+		freed := p.evictOwn(n.t, min(want, n.pinnedBytes()), reasonFor(n), &bud, now, pl, noGuard)
+		freed += p.evictOwn(n.t, want-freed, reasonFor(n), &bud, now, pl, n.guard())
 		n.quota -= freed
 		n.global -= freed
 	}
 	for _, n := range order {
 		if n.global > 0 {
-			n.global -= p.evictOthers(n.t, n.global, &bud, now, pl)
+			n.global -= p.evictOthers(n.t, n.global, &bud, now, pl, n.guard())
 		}
 	}
 	for _, n := range order {
@@ -191,6 +195,29 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 		}
 	}
 	return pl
+}
+
+// guard is the heat a victim must stay below (by PromoteMin) to make room
+// for n's unpinned promotions: the coldest one's heat.
+func (n *need) guard() float64 {
+	g := noGuard
+	for _, e := range n.batch {
+		if !e.b.Meta.Pinned {
+			g = min(g, e.heat)
+		}
+	}
+	return g
+}
+
+// pinnedBytes is the size of n's pinned promotions.
+func (n *need) pinnedBytes() int64 {
+	var b int64
+	for _, e := range n.batch {
+		if e.b.Meta.Pinned {
+			b += e.b.Meta.Size
+		}
+	}
+	return b
 }
 
 func reasonFor(n *need) Reason {

@@ -15,7 +15,9 @@ func TestPlanCapacityLRU(t *testing.T) {
 	h.track(3, 0, 100, true)
 	h.track(4, 0, 100, false)
 	h.track(5, 0, 100, false)
-	h.access(2, 1, 5, 4, 4) // LRU order now 3, 2, 1; block 4 is hotter
+	// LRU order now 3, 2, 1; block 4 is hotter than 5, and both are
+	// hotter than 3 and 2 by at least PromoteMin (no evidence, no move).
+	h.access(2, 1, 5, 5, 4, 4, 4)
 	pl := h.plan()
 	h.want(pl, []policy.BlockID{3, 2}, []policy.BlockID{4, 5})
 	if pl.Shortage != 200 || pl.Deferred != 0 {
@@ -68,7 +70,7 @@ func TestPlanCrossTenantOrder(t *testing.T) {
 	h.track(31, 3, 100, true, refs(2))
 	h.track(2, 1, 100, false)
 	h.track(3, 1, 100, false)
-	h.access(22, 21, 31, 2, 3) // block 22 is not the coldest; it is unshared
+	h.access(22, 21, 31, 2, 2, 3, 3) // block 22 is not the coldest; it is unshared
 	pl := h.plan()
 	h.want(pl, []policy.BlockID{1, 22}, []policy.BlockID{2, 3})
 	if pl.Demote[0].Reason != ReasonCapacity || pl.Demote[1].Reason != ReasonCrossTenant {
@@ -94,7 +96,7 @@ func TestPlanCrossTenantRefcount(t *testing.T) {
 	h.track(21, 2, 100, true, refs(3))
 	h.track(31, 3, 100, true, refs(2))
 	h.track(1, 1, 100, false)
-	h.access(31, 1)
+	h.access(31, 1, 1)
 	pl := h.plan()
 	h.want(pl, []policy.BlockID{31}, []policy.BlockID{1})
 	if len(pl.Events) != 1 || pl.Events[0].Tenant != 3 {
@@ -245,7 +247,7 @@ func TestPlanPriority(t *testing.T) {
 	h.track(1, 0, 100, true)
 	h.track(2, 0, 100, true, lowPrio)
 	h.track(3, 0, 100, false)
-	h.access(1, 2, 3)
+	h.access(1, 2, 3, 3)
 	h.want(h.plan(), []policy.BlockID{2}, []policy.BlockID{3})
 }
 
@@ -269,7 +271,7 @@ func TestReconfigureKeepsState(t *testing.T) {
 	if after := h.p.Stats(); !reflect.DeepEqual(before, after) {
 		t.Errorf("stats changed: %+v -> %+v", before, after)
 	}
-	h.access(3)
+	h.access(3, 3)
 	// SIEVE starts from the re-admission order (block 2 oldest access).
 	h.want(h.plan(), []policy.BlockID{2}, []policy.BlockID{3})
 }

@@ -174,12 +174,20 @@ func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error
 
 // heatNow applies the decay of the epochs since e's heat was last updated.
 func (p *Planner) heatNow(e *entry) {
-	if gap := p.epoch - e.heatEpoch; gap > 0 {
-		if p.cfg.Decay == 0 || gap > 64 {
-			e.heat = 0
-		} else {
-			e.heat *= math.Pow(p.cfg.Decay, float64(gap))
-		}
+	if p.epoch > e.heatEpoch {
+		e.heat = p.heatAt(e, p.epoch)
 		e.heatEpoch = p.epoch
 	}
+}
+
+// heatAt is e's heat decayed to epoch (not before its last update).
+func (p *Planner) heatAt(e *entry, epoch uint64) float64 {
+	if epoch <= e.heatEpoch {
+		return e.heat
+	}
+	gap := epoch - e.heatEpoch
+	if p.cfg.Decay == 0 || gap > 64 {
+		return 0
+	}
+	return e.heat * math.Pow(p.cfg.Decay, float64(gap))
 }

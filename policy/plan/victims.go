@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"sort"
 
 	"github.com/kvtier/kvtier/policy"
@@ -47,19 +48,30 @@ func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
 		if bud.empty() {
 			break
 		}
-		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl)
+		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl, noGuard)
 	}
 	if over := p.load() - c; c > 0 && over > 0 && !bud.empty() {
-		p.evictOthers(nil, over, bud, now, pl)
+		p.evictOthers(nil, over, bud, now, pl, noGuard)
 	}
 	return max(global, sum)
 }
 
+// noGuard is the guard of demotions that an operator's budget requires:
+// they need no evidence against the victim.
+var noGuard = math.Inf(1)
+
 // take demotes victims from pol until bytes are freed, the bucket runs out
-// of blocks old enough to move (Cooldown), or the budget is spent. It
-// returns the bytes freed and whether the budget stopped it.
+// of blocks old enough to move (Cooldown) or of blocks colder than guard,
+// or the budget is spent. It returns the bytes freed and whether the
+// budget stopped it.
+//
+// guard is the rule "no evidence, no move" for demotions that make room
+// for promotions: a victim is demoted only if its heat is below the
+// coldest promotion's by at least PromoteMin, so a block is never swapped
+// out for one the samplers have seen no more of (with no samples at all,
+// nothing moves). Demotions an operator's budget requires pass noGuard.
 func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
-	now policy.Time, pl *Plan) (freed int64, spent bool) {
+	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
 	for freed < bytes {
 		v, ok := pol.Victim(now)
 		if !ok {
@@ -73,6 +85,11 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 			continue
 		}
 		if e.moved && now-e.lastMove < p.cfg.Cooldown {
+			return freed, false
+		}
+		// The candidates were ranked by their heat of the epoch this
+		// plan ends (p.epoch-1 by now): the victim's counts the same.
+		if p.heatAt(e, p.epoch-1)+p.cfg.promoteMin() > guard {
 			return freed, false
 		}
 		size := v.Meta.Size
@@ -96,14 +113,14 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 // output_critical), then unshared before shared, each bucket in its
 // policy's order.
 func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
-	now policy.Time, pl *Plan) int64 {
+	now policy.Time, pl *Plan, guard float64) int64 {
 	var freed int64
 	for bk := 0; bk < nBuckets && freed < bytes; bk++ {
 		pol := t.pols[bk]
 		if pol == nil {
 			continue
 		}
-		f, spent := p.take(pol, bytes-freed, r, bud, now, pl)
+		f, spent := p.take(pol, bytes-freed, r, bud, now, pl, guard)
 		freed += f
 		if spent {
 			break
@@ -118,7 +135,7 @@ func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
 // fast-tier bytes. When req is
 // not nil every affected tenant gets an Event.
 func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
-	now policy.Time, pl *Plan) int64 {
+	now policy.Time, pl *Plan, guard float64) int64 {
 	var others []*tenant
 	for _, t := range p.tenants {
 		if t != req && t.fast > 0 {
@@ -145,7 +162,7 @@ func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
 						continue
 					}
 					before := len(pl.Demote)
-					f, spent := p.take(pol, bytes-freed, r, bud, now, pl)
+					f, spent := p.take(pol, bytes-freed, r, bud, now, pl, guard)
 					if f > 0 && req != nil {
 						pl.event(t.id, req.id, len(pl.Demote)-before, f)
 					}
