@@ -63,6 +63,10 @@ type Stats struct {
 	Outside uint64 `json:"outside"` // events of watched processes outside every region
 	Drops   uint64 `json:"drops"`   // block counts lost because the count map was full
 	Drains  uint64 `json:"drains"`  // completed drains
+	// KernelCPUSeconds is the CPU time of kernel threads that work for
+	// the sampler (damon: kvtier's kdamond), which the daemon's own CPU
+	// time does not include.
+	KernelCPUSeconds float64 `json:"kernel_cpu_seconds"`
 }
 
 // Sampler samples accesses to watched regions and aggregates them per block
@@ -140,9 +144,10 @@ type Options struct {
 	// ABI is the hint function's calling convention. Default ABIC.
 	ABI ABI
 
+	// Epoch is how often the caller drains the sampler. Default 1s.
+	Epoch time.Duration
 	// DAMONSample and DAMONAggregate are DAMON's sampling and aggregation
-	// intervals. Defaults 50ms and 500ms, for a one-second epoch (the
-	// daemon derives both from its epoch: DAMONIntervals).
+	// intervals. Default: DAMONIntervals(Epoch).
 	DAMONSample, DAMONAggregate time.Duration
 	// DAMONMaxRegions caps the DAMON regions of all watched regions
 	// together. DAMON monitors only the watched regions, one DAMON region
@@ -213,8 +218,11 @@ func (o Options) withDefaults() Options {
 	if o.ABI == "" {
 		o.ABI = ABIC
 	}
+	if o.Epoch <= 0 {
+		o.Epoch = time.Second
+	}
 	if o.DAMONSample == 0 || o.DAMONAggregate == 0 {
-		s, a := DAMONIntervals(time.Second)
+		s, a := DAMONIntervals(o.Epoch)
 		o.DAMONSample = cmp.Or(o.DAMONSample, s)
 		o.DAMONAggregate = cmp.Or(o.DAMONAggregate, a)
 	}

@@ -19,7 +19,7 @@ type damon struct {
 }
 
 func openDamon(opts Options) (Sampler, error) {
-	admin := newDamonAdmin(opts.SysRoot, damonAttrs{
+	admin := newDamonAdmin(opts.SysRoot, opts.ProcRoot, damonAttrs{
 		sample: opts.DAMONSample, aggr: opts.DAMONAggregate, maxRegions: opts.DAMONMaxRegions,
 	})
 	tid, region, err := damonArgs()
@@ -36,6 +36,7 @@ func openDamon(opts Options) (Sampler, error) {
 	}
 	d := &damon{c: c, admin: admin}
 	c.watchHook = d.retarget
+	c.statsHook = func(s *Stats) { s.KernelCPUSeconds = admin.cpu().Seconds() }
 	// Closed first (closers run in reverse): stop DAMON, then detach.
 	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: "damon_aggregated", Program: c.objs.Prog})
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kvtier/kvtier/numa"
 )
 
 // damonAdmin drives DAMON's sysfs interface (<sys>/kernel/mm/damon/admin,
@@ -14,8 +16,12 @@ import (
 // vaddr context whose targets are the watched processes, each monitored
 // only in its watched regions, cut at block boundaries (damonLayout).
 type damonAdmin struct {
-	root    string // .../damon/admin
-	owned   bool   // kvtier created kdamond 0
+	root     string // .../damon/admin
+	procRoot string
+	owned    bool // kvtier created kdamond 0
+	// cpuDone is the CPU time of kvtier's kdamond threads that have
+	// ended (every apply restarts the thread).
+	cpuDone time.Duration
 	attrs   damonAttrs
 	targets []damonTarget // in index order
 	wrFile  func(path, value string) error
@@ -38,8 +44,31 @@ type damonTarget struct {
 	regions []damonRange
 }
 
-func newDamonAdmin(sysRoot string, attrs damonAttrs) *damonAdmin {
-	return &damonAdmin{root: filepath.Join(sysRoot, "kernel/mm/damon/admin"), attrs: attrs, wrFile: writeFile}
+func newDamonAdmin(sysRoot, procRoot string, attrs damonAttrs) *damonAdmin {
+	return &damonAdmin{root: filepath.Join(sysRoot, "kernel/mm/damon/admin"), procRoot: procRoot,
+		attrs: attrs, wrFile: writeFile}
+}
+
+// cpu is the CPU time kvtier's kdamond threads used, the running one
+// included.
+func (d *damonAdmin) cpu() time.Duration { return d.cpuDone + d.threadCPU() }
+
+// threadCPU is the CPU time of the running kdamond thread, 0 when none
+// runs or it cannot be read.
+func (d *damonAdmin) threadCPU() time.Duration {
+	raw, err := os.ReadFile(d.path("0", "pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	st, err := numa.ReadStat(d.procRoot, pid)
+	if err != nil {
+		return 0
+	}
+	return st.CPU()
 }
 
 func writeFile(path, value string) error {
@@ -191,6 +220,7 @@ func (d *damonAdmin) stop() error {
 	if strings.TrimSpace(string(st)) != "on" {
 		return nil
 	}
+	d.cpuDone += d.threadCPU()
 	return d.wrFile(d.path("0", "state"), "off")
 }
 

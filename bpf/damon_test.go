@@ -54,7 +54,7 @@ func readTrim(t *testing.T, root, p string) string {
 // (it would reset the regions to the whole address space).
 func TestDamonAdmin(t *testing.T) {
 	root := damonTree(t, "0\n", "vaddr\nfvaddr\npaddr\n")
-	d := newDamonAdmin(root, damonAttrs{sample: 50 * time.Millisecond, aggr: 500 * time.Millisecond})
+	d := newDamonAdmin(root, root, damonAttrs{sample: 50 * time.Millisecond, aggr: 500 * time.Millisecond})
 	if err := d.probe(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestDamonAdmin(t *testing.T) {
 // needs fewer regions than half the maximum).
 func TestDamonAdminFewRegions(t *testing.T) {
 	root := damonTree(t, "0\n", "vaddr\n")
-	d := newDamonAdmin(root, damonAttrs{sample: time.Millisecond, aggr: 10 * time.Millisecond})
+	d := newDamonAdmin(root, root, damonAttrs{sample: time.Millisecond, aggr: 10 * time.Millisecond})
 	if err := d.probe(); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDamonAdminRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := damonTree(t, tc.nr, tc.avail)
-			d := newDamonAdmin(root, damonAttrs{})
+			d := newDamonAdmin(root, root, damonAttrs{})
 			err := d.probe()
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.mention) {
 				t.Fatalf("probe = %v, want %v mentioning %q", err, tc.want, tc.mention)
@@ -146,7 +146,48 @@ func TestDamonAdminRefuses(t *testing.T) {
 			}
 		})
 	}
-	if err := newDamonAdmin(t.TempDir(), damonAttrs{}).probe(); !errors.Is(err, ErrNotSupported) {
+	if err := newDamonAdmin(t.TempDir(), "", damonAttrs{}).probe(); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("probe without DAMON sysfs = %v, want ErrNotSupported", err)
+	}
+}
+
+// TestDamonAdminCPU: the kdamond's CPU time comes from /proc/PID/stat of
+// the pid its sysfs directory names, and survives restarts (each apply
+// starts a new thread).
+func TestDamonAdminCPU(t *testing.T) {
+	root := damonTree(t, "0\n", "vaddr\n")
+	d := newDamonAdmin(root, filepath.Join(root, "proc"), damonAttrs{sample: time.Millisecond, aggr: 10 * time.Millisecond})
+	if got := d.cpu(); got != 0 {
+		t.Errorf("cpu without a kdamond = %s, want 0", got)
+	}
+	stat := func(utime, stime int) {
+		line := fmt.Sprintf("77 (kdamond.0) S 2 0 0 0 -1 2129984 0 0 0 0 %d %d 0 0 20 0 1 0 500 0 0\n", utime, stime)
+		if err := os.MkdirAll(filepath.Join(root, "proc/77"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "proc/77/stat"), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "kernel/mm/damon/admin/kdamonds/0/pid"), []byte("77\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stat(30, 20)
+	if err := d.probe(); err != nil {
+		t.Fatal(err)
+	}
+	target := []damonTarget{{pid: 9, regions: []damonRange{{0, 4096}}}}
+	if err := d.apply(target); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.cpu(); got != 500*time.Millisecond {
+		t.Errorf("cpu = %s, want 500ms", got)
+	}
+	if err := d.apply(target); err != nil { // stops the thread: its 0.5 s are kept
+		t.Fatal(err)
+	}
+	stat(1, 0) // the new thread
+	if got := d.cpu(); got != 510*time.Millisecond {
+		t.Errorf("cpu after a restart = %s, want 510ms", got)
 	}
 }

@@ -110,7 +110,11 @@ func (c *core) Stats() (Stats, error) {
 			sums[i] += v
 		}
 	}
-	return Stats{Events: sums[0], Matched: sums[1], Outside: sums[2], Drops: sums[3], Drains: c.drains}, nil
+	st := Stats{Events: sums[0], Matched: sums[1], Outside: sums[2], Drops: sums[3], Drains: c.drains}
+	if c.statsHook != nil {
+		c.statsHook(&st)
+	}
+	return st, nil
 }
 
 // Close implements Sampler: it detaches the programs (closing links and

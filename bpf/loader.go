@@ -44,6 +44,8 @@ type core struct {
 	// watchHook, when set, is told every watch list after a change
 	// (damon retargets its kdamond); called with the lock held.
 	watchHook func(map[uint32]Region) error
+	// statsHook, when set, adds the sampler's own figures to Stats.
+	statsHook func(*Stats)
 	closers   []io.Closer // detached in reverse order by Close
 	drains    uint64
 	closed    bool

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -17,7 +18,7 @@ import (
 var pmuKinds = []string{"pebs", "pebs-l3miss", "ibs"}
 
 // samplerParamNames lists the parameters a sampler block may set.
-const samplerParamNames = "period, max_blocks, pmu, binary, symbol or abi"
+const samplerParamNames = "period, max_blocks, pmu, binary, symbol, abi, sample_interval, aggregate_interval or max_regions"
 
 // errUnknownParam: a sampler block sets a parameter no sampler has.
 var errUnknownParam = errors.New("unknown parameter")
@@ -43,6 +44,22 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 			return fmt.Errorf("pmu %q: want one of %s: %w", v, strings.Join(pmuKinds, ", "), bpf.ErrBadOption)
 		}
 		opts.PMU = v
+	case "sample_interval", "aggregate_interval":
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Microsecond || d > time.Hour {
+			return fmt.Errorf("%s %q: want a duration from 100us to 1h", k, v)
+		}
+		if k == "sample_interval" {
+			opts.DAMONSample = d
+		} else {
+			opts.DAMONAggregate = d
+		}
+	case "max_regions":
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n < 3 {
+			return fmt.Errorf("max_regions %q: want a whole number from 3 to 2^32-1", v)
+		}
+		opts.DAMONMaxRegions = uint32(n)
 	case "binary":
 		opts.Binary = v
 	case "symbol":

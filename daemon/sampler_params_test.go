@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kvtier/kvtier/bpf"
 )
@@ -21,6 +22,8 @@ func TestSamplerParams(t *testing.T) {
 		{"pebs-l3miss", `pmu = "pebs-l3miss"`, bpf.Options{PMU: "pebs-l3miss"}},
 		{"ibs", `pmu = "ibs"` + "\n" + `max_blocks = 1000000`, bpf.Options{PMU: "ibs", MaxBlocks: 1000000}},
 		{"period as string", `period = "7"`, bpf.Options{SamplePeriod: 7}},
+		{"damon", `sample_interval = "20ms"` + "\n" + `aggregate_interval = "400ms"` + "\n" + `max_regions = 512`,
+			bpf.Options{DAMONSample: 20 * time.Millisecond, DAMONAggregate: 400 * time.Millisecond, DAMONMaxRegions: 512}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,7 +36,9 @@ func TestSamplerParams(t *testing.T) {
 				t.Fatalf("samplerOptions: %v", err)
 			}
 			if got.Binary != tt.want.Binary || got.Symbol != tt.want.Symbol || got.ABI != tt.want.ABI ||
-				got.PMU != tt.want.PMU || got.SamplePeriod != tt.want.SamplePeriod || got.MaxBlocks != tt.want.MaxBlocks {
+				got.PMU != tt.want.PMU || got.SamplePeriod != tt.want.SamplePeriod || got.MaxBlocks != tt.want.MaxBlocks ||
+				got.DAMONSample != tt.want.DAMONSample || got.DAMONAggregate != tt.want.DAMONAggregate ||
+				got.DAMONMaxRegions != tt.want.DAMONMaxRegions {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 const fixtureProc = "testdata/proc"
@@ -14,15 +15,17 @@ func TestParseStat(t *testing.T) {
 		in    string
 		comm  string
 		start uint64
+		cpu   time.Duration
 		bad   string // substring of the error
 	}{
-		{"1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 42 100 10 18446744073709551615\n", "init", 42, ""},
-		{"7 (a b) c)) R 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 99 100 10", "a b) c)", 99, ""},
-		{"7 (x) S 1 2 3", "", 0, "fields after comm"},
-		{"7 x S", "", 0, "no (comm)"},
-		{"abc (x) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 99", "", 0, "pid"},
-		{"7 (x) SS 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 99", "", 0, "state"},
-		{"7 (x) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 -5", "", 0, "starttime"},
+		{"1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 42 100 10 18446744073709551615\n", "init", 42, 110 * time.Millisecond, ""},
+		{"7 (a b) c)) R 0 1 1 0 -1 4194560 1 2 3 4 500 6 7 8 20 0 1 0 99 100 10", "a b) c)", 99, 5060 * time.Millisecond, ""},
+		{"7 (x) S 1 2 3", "", 0, 0, "fields after comm"},
+		{"7 x S", "", 0, 0, "no (comm)"},
+		{"abc (x) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 99", "", 0, 0, "pid"},
+		{"7 (x) SS 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 99", "", 0, 0, "state"},
+		{"7 (x) S 0 1 1 0 -1 4194560 1 2 3 4 x 6 7 8 20 0 1 0 99", "", 0, 0, "field 14"},
+		{"7 (x) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 -5", "", 0, 0, "starttime"},
 	}
 	for _, tt := range tests {
 		s, err := ParseStat([]byte(tt.in))
@@ -32,7 +35,7 @@ func TestParseStat(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || s.Comm != tt.comm || s.StartTime != tt.start {
+		if err != nil || s.Comm != tt.comm || s.StartTime != tt.start || s.CPU() != tt.cpu {
 			t.Errorf("ParseStat(%q) = %+v, %v", tt.in, s, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // DefaultProcRoot is where procfs is mounted.
@@ -16,10 +17,24 @@ type Stat struct {
 	PID   int    // field 1
 	Comm  string // field 2, without the parentheses
 	State byte   // field 3: R, S, D, Z, ...
+	// UTime and STime are fields 14 and 15: CPU time in user and kernel
+	// mode, in clock ticks (ClockTick each).
+	UTime, STime uint64
 	// StartTime is field 22: when the process started, in clock ticks
 	// after boot. A PID and its start time name one process for ever.
 	StartTime uint64
 }
+
+// ClockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on every
+// Linux architecture kvtier builds for).
+const ClockTick = 10 * time.Millisecond
+
+// CPU is the CPU time the process or thread used, user and kernel mode.
+func (s Stat) CPU() time.Duration { return time.Duration(s.UTime+s.STime) * ClockTick }
+
+// statUTimeField is the 1-based index of utime in /proc/PID/stat (stime
+// follows it).
+const statUTimeField = 14
 
 // statStartField is the 1-based index of starttime in /proc/PID/stat.
 const statStartField = 22
@@ -50,6 +65,12 @@ func ParseStat(b []byte) (Stat, error) {
 		return s, fmt.Errorf("field 3 (state) %q is not one character: %w", rest[0], ErrParse)
 	}
 	s.State = rest[0][0]
+	for i, f := range []*uint64{&s.UTime, &s.STime} {
+		v := rest[statUTimeField+i-3]
+		if *f, err = strconv.ParseUint(string(v), 10, 64); err != nil {
+			return s, fmt.Errorf("field %d %q is not a number: %w", statUTimeField+i, v, ErrParse)
+		}
+	}
 	st := rest[statStartField-3]
 	if s.StartTime, err = strconv.ParseUint(string(st), 10, 64); err != nil {
 		return s, fmt.Errorf("field %d (starttime) %q is not a number: %w", statStartField, st, ErrParse)
