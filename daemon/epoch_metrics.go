@@ -50,7 +50,7 @@ func (d *Daemon) finishEpoch(start time.Time, decision time.Duration, pl *plan.P
 func (d *Daemon) budgetUseOf(st plan.Stats, pages int, bps int64, deferred int) (u api.BudgetUse) {
 	b := d.cfg.Budgets
 	u.FastBytes, u.PagesMoved, u.BytesPerSec, u.DeferredMoves = st.FastBytes, pages, bps, deferred
-	u.FastCapacity = d.planner.Config().Budget.FastBytes
+	u.FastCapacity = d.planner.Capacity() // the budget, or the fast node's room when lower
 	ratio := func(name string, used, limit float64) {
 		v := 0.0
 		if limit > 0 {

@@ -64,6 +64,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	hits := d.drainLocked(now)
 	decStart := time.Now()
 	d.moveCapLocked()
+	d.nodeRoomLocked()
 	d.holdLocked()
 	pl, moves, mplan := d.decideLocked(now)
 	decision := time.Since(decStart)

@@ -67,3 +67,39 @@ func TestNoEvidenceNoMove(t *testing.T) {
 		})
 	}
 }
+
+// TestFastLimit: the fast node's room caps the budget. Promotions fill only
+// the room there is; when the node fills up (the limit drops below what
+// the tier holds), the tier gives room back as an over-budget tier does,
+// coldest first; the limit never raises an operator's budget.
+func TestFastLimit(t *testing.T) {
+	h := newHarness(t, Config{Budget: Budget{FastBytes: 0}})
+	h.track(1, 0, 100, true)
+	h.track(2, 0, 100, true)
+	h.track(3, 0, 100, false)
+	h.track(4, 0, 100, false)
+	h.p.SetFastLimit(300) // room for one more block: 4 takes it, 3 displaces 2
+	h.access(1, 3, 3, 4, 4, 4)
+	pl := h.plan()
+	h.want(pl, []policy.BlockID{2}, []policy.BlockID{4, 3})
+	h.doneAll(pl)
+	if c := h.p.Capacity(); c != 300 {
+		t.Errorf("capacity %d, want 300", c)
+	}
+	h.p.SetFastLimit(200) // something else took the node's memory
+	h.want(h.plan(), []policy.BlockID{1}, []policy.BlockID{})
+
+	h2 := newHarness(t, Config{Budget: Budget{FastBytes: 100}})
+	h2.p.SetFastLimit(1000)
+	if c := h2.p.Capacity(); c != 100 {
+		t.Errorf("capacity %d with budget 100 and limit 1000, want 100", c)
+	}
+	h2.p.SetFastLimit(-5)
+	if c := h2.p.Capacity(); c != 1 {
+		t.Errorf("capacity %d with a negative limit, want 1 (no room)", c)
+	}
+	h2.p.SetFastLimit(0)
+	if c := h2.p.Capacity(); c != 100 {
+		t.Errorf("capacity %d after the limit was removed, want 100", c)
+	}
+}

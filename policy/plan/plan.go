@@ -275,7 +275,7 @@ func (p *Planner) candidates(now policy.Time) []*entry {
 func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
 	needs := map[uint32]*need{}
 	var order []*need
-	capB := p.cfg.Budget.FastBytes
+	capB := p.capacity()
 	globalFree := capB - p.load()
 	if capB > 0 && globalFree < 0 {
 		pl.Deferred += len(cands)

@@ -98,6 +98,7 @@ type Planner struct {
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none
+	fastLimit  int64 // SetFastLimit; 0: none
 	hold       Hold
 }
 
@@ -138,6 +139,33 @@ func New(cfg Config) (*Planner, error) {
 // the cap is never planned, so callers keep the cap above their largest
 // block.
 func (p *Planner) SetMoveCap(bytes int64) { p.moveCap = max(bytes, 0) }
+
+// SetFastLimit caps the fast-tier capacity below Budget.FastBytes until it
+// is called again (0 removes the cap; a negative limit is taken as 1
+// byte: no room at all). The budget is an operator's limit; the limit is
+// what the fast node can hold now (the daemon measures the node's free
+// memory), so that promotions never overfill the node and, when other
+// memory fills it, the tier gives room back like an over-budget tier.
+func (p *Planner) SetFastLimit(bytes int64) {
+	if bytes < 0 {
+		bytes = 1
+	}
+	p.fastLimit = bytes
+}
+
+// capacity is the fast-tier capacity in force: Budget.FastBytes, or the
+// fast limit when that is lower; 0 means no limit.
+func (p *Planner) capacity() int64 {
+	c := p.cfg.Budget.FastBytes
+	if p.fastLimit > 0 && (c == 0 || p.fastLimit < c) {
+		return p.fastLimit
+	}
+	return c
+}
+
+// Capacity returns the fast-tier capacity in force (Budget.FastBytes or
+// the lower SetFastLimit); 0 means no limit.
+func (p *Planner) Capacity() int64 { return p.capacity() }
 
 // Config returns the current configuration.
 func (p *Planner) Config() Config { return p.cfg }

@@ -24,7 +24,7 @@ type Stats struct {
 // Stats returns the planner's current accounting.
 func (p *Planner) Stats() Stats {
 	s := Stats{Tracked: len(p.blocks), FastBytes: p.used, PendingIn: p.incoming, PendingOut: p.outgoing}
-	if c := p.cfg.Budget.FastBytes; c > 0 {
+	if c := p.capacity(); c > 0 {
 		s.CapacityUsed = float64(p.used) / float64(c)
 	}
 	for _, t := range p.tenants {

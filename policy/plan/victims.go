@@ -28,7 +28,7 @@ func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
 	}
 	var overs []overage
 	var global, sum int64
-	c := p.cfg.Budget.FastBytes
+	c := p.capacity()
 	if c > 0 {
 		global = max(0, p.load()-c)
 	}
