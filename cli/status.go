@@ -118,6 +118,9 @@ func newStatusReport(first, last api.Status) statusReport {
 		}
 		rep.SamplerRates = append(rep.SamplerRates, r)
 	}
+	if sm := last.Sampling; sm != nil && !sm.SteadyState && sm.Problem != "" {
+		rep.Problems = append(rep.Problems, sm.Problem)
+	}
 	if last.Epoch.LastError != "" {
 		rep.Problems = append(rep.Problems, "last epoch: "+last.Epoch.LastError)
 	}

@@ -148,8 +148,8 @@ type LogConfig struct {
 	JSON  bool
 }
 
-// DefaultConfig returns the configuration used when no file exists: one
-// page-fault sampler, LRU, no budget limits and the default socket.
+// DefaultConfig returns the configuration used when no file exists: sampler
+// "auto" (DefaultSampler), LRU, no budget limits and the default socket.
 func DefaultConfig() *Config {
 	return &Config{
 		Epoch:         DefaultEpoch,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -149,14 +151,7 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 				fmt.Sprintf("%d tenant budgets, more than max_tenants = %d", n, cfg.MaxTenants))
 		}
 	}
-	seen := map[string]bool{}
-	for _, s := range raw.Samplers {
-		if seen[s.Name] {
-			d.fail(s.DefRange, "Duplicate sampler", fmt.Sprintf("sampler %q is configured twice", s.Name))
-		}
-		seen[s.Name] = true
-		cfg.Samplers = append(cfg.Samplers, d.sampler(s))
-	}
+	d.samplers(raw.Samplers, cfg)
 	if raw.Policy != nil {
 		d.policy(raw.Policy, cfg)
 	}
@@ -178,6 +173,29 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		}
 	}
 	return cfg, append(diags, d.diags...)
+}
+
+// samplers decodes the sampler blocks: each names a sampler kvtier has
+// (bpf.Known) or "auto", once; "auto" goes with no sampler it may choose.
+func (d *decoder) samplers(raw []rawNamed, cfg *Config) {
+	seen := map[string]bool{}
+	for _, s := range raw {
+		switch {
+		case s.Name != bpf.Auto && !bpf.IsKnown(s.Name):
+			d.fail(s.DefRange, "Unknown sampler", fmt.Sprintf("sampler %q: want %s or one of %s",
+				s.Name, bpf.Auto, strings.Join(bpf.Known(), ", ")))
+		case seen[s.Name]:
+			d.fail(s.DefRange, "Duplicate sampler", fmt.Sprintf("sampler %q is configured twice", s.Name))
+		}
+		seen[s.Name] = true
+		cfg.Samplers = append(cfg.Samplers, d.sampler(s))
+	}
+	for _, s := range raw {
+		if s.Name != bpf.Auto && seen[bpf.Auto] && slices.Contains(bpf.AutoCandidates(), s.Name) {
+			d.fail(s.DefRange, "Sampler chosen twice", fmt.Sprintf("sampler %q: sampler %q already tries %s; "+
+				"configure one or the other", s.Name, bpf.Auto, strings.Join(bpf.AutoCandidates(), " and ")))
+		}
+	}
 }
 
 func (d *decoder) tiers(t *rawTiers, cfg *Config) {

@@ -216,6 +216,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"sampler pmu", "sampler \"perf\" {\n  pmu = \"pebs2\"\n}\n", "2:9", `pmu "pebs2": want one of pebs, pebs-l3miss, ibs`},
 		{"sampler period", "sampler \"perf\" {\n  period = -3\n}\n", "2:12", `period "-3": want a whole number`},
 		{"sampler unknown param", "sampler \"fault\" {\n  rate = 5\n}\n", "2:3", `unknown parameter "rate" (want period,`},
+		{"unknown sampler", "epoch = \"1s\"\nsampler \"bogus\" {}\n", "2:1", `sampler "bogus": want auto or one of damon, fault, perf`},
+		{"auto and damon", "sampler \"auto\" {}\nsampler \"damon\" {}\n", "2:1", `sampler "auto" already tries perf and damon`},
 		{"unknown policy", "policy \"nope\" {}\n", "1:1", "kvtier policies"},
 		{"bad policy param", "policy \"lru\" {\n  weight = 3\n}\n", "1:1", "unknown parameter weight"},
 		{"tier list", "tiers {\n  fast = 0\n}\n", "2:10", "want a list of NUMA node IDs"},

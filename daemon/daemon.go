@@ -68,7 +68,8 @@ type Daemon struct {
 	planner    *plan.Planner
 	mover      *numa.Mover
 	samplers   []*samplerState
-	drainBuf   []bpf.Count // drainLocked's buffer, kept across epochs
+	sampling   api.SamplingStatus // whether a sampler sees steady-state accesses
+	drainBuf   []bpf.Count        // drainLocked's buffer, kept across epochs
 	regions    map[uint64]*region
 	nextID     uint64
 	tenants    map[string]*tenantState // by name; "" is the unnamed tenant

@@ -123,8 +123,10 @@ func (d *Daemon) Status() api.Status {
 		Budgets: budgetsView(cfg.Budgets), BudgetUse: d.budgetUse, Epoch: d.epochStat, Regions: len(d.regions),
 		SingleNode: d.slowNode < 0, Moving: d.moving, KernelTiering: d.kernel, Recording: d.traceStatusLocked(),
 		NodeBackoff: d.backoffStatus()}
+	sampling := d.sampling
+	s.Sampling = &sampling
 	for _, sm := range d.samplers {
-		ss := api.SamplerStatus{Name: sm.name, Events: sm.last.Matched, Drops: sm.last.Drops}
+		ss := api.SamplerStatus{Name: sm.label(), Events: sm.last.Matched, Drops: sm.last.Drops}
 		if sm.err != nil {
 			ss.Error = sm.err.Error()
 		}

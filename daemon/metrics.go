@@ -52,6 +52,7 @@ type metrics struct {
 	traceRecords    prometheus.Counter
 	kernelTiering   prometheus.Gauge
 	singleNode      prometheus.Gauge
+	steadyState     prometheus.Gauge
 	plannedDeferred prometheus.Counter
 
 	quotaTenants map[string]bool // tenant label values of the quota gauges
@@ -96,6 +97,8 @@ func newMetrics(version string) *metrics {
 	m.traceRecords = f.counter("trace_records_total", "Records written to the trace being recorded.")
 	m.kernelTiering = f.gauge("kernel_tiering_active", "1 when the kernel's own NUMA balancing or demotion is on.")
 	m.singleNode = f.gauge("single_node", "1 when the host has one memory node: every block is fast and nothing moves.")
+	m.steadyState = f.gauge("steady_state_sampling", "1 when an attached sampler sees steady-state accesses "+
+		"(perf, damon, uprobe hints); 0 when none does and only API hints and page faults (first touches) move blocks.")
 	m.plannedDeferred = f.counter("moves_not_executed_total", "Planned block moves not executed (deadline, report mode, errors).")
 	info := f.gaugeVec("build_info", "The daemon's version.", "version")
 	info.WithLabelValues(version).Set(1)

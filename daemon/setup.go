@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy/plan"
 )
-
-// DefaultSampler is used when the config names none.
-const DefaultSampler = "sw-page-faults"
 
 // setupTopology reads and classifies the NUMA nodes and picks the
 // promotion and demotion targets.
@@ -153,37 +149,4 @@ func epochBytes(cfg *Config) int64 {
 		return 0
 	}
 	return max(cfg.Budgets.MigrateBytesPerSec*int64(cfg.Epoch)/1e9, int64(numa.PageSize))
-}
-
-// samplerState is one configured sampler, open or failed.
-type samplerState struct {
-	name string
-	s    bpf.Sampler // nil when opening failed
-	err  error
-	last bpf.Stats
-}
-
-// openSamplers opens every configured sampler. One that fails is logged
-// and reported in status; the daemon runs on with the others and with API
-// hints.
-func (d *Daemon) openSamplers() {
-	cfgs := d.cfg.Samplers
-	if len(cfgs) == 0 {
-		cfgs = []SamplerConfig{{Name: DefaultSampler, Params: map[string]string{}}}
-	}
-	log := d.log.Named("sampler")
-	for _, sc := range cfgs {
-		st := &samplerState{name: sc.Name}
-		opts, err := samplerOptions(sc, d.opts)
-		if err == nil {
-			st.s, err = bpf.Open(sc.Name, opts)
-		}
-		if err != nil {
-			st.err = err
-			log.Error("sampler not available; continuing without it", "sampler", sc.Name, "error", err)
-		} else {
-			log.Info("sampler attached", "sampler", sc.Name)
-		}
-		d.samplers = append(d.samplers, st)
-	}
 }

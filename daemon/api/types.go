@@ -134,6 +134,20 @@ type Status struct {
 	// NodeBackoff lists the nodes found full (ENOMEM) whose moves are
 	// held: the daemon plans no moves to them until the backoff ends.
 	NodeBackoff []NodeBackoff `json:"node_backoff,omitempty"`
+	// Sampling says whether the samplers see steady-state accesses
+	// (absent from daemons that predate it).
+	Sampling *SamplingStatus `json:"sampling,omitempty"`
+}
+
+// SamplingStatus says whether any attached sampler sees steady-state
+// accesses: a process re-reading memory that is already resident. The
+// page-fault samplers (sw-page-faults, fault) see first touches and NUMA
+// hinting faults only; perf, damon and uprobe hints see steady state.
+type SamplingStatus struct {
+	SteadyState bool `json:"steady_state"`
+	// Problem says, when SteadyState is false, what the daemon lacks and
+	// what still moves blocks.
+	Problem string `json:"problem,omitempty"`
 }
 
 // NodeBackoff is a full node the daemon backs off from.
