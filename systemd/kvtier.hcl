@@ -22,9 +22,16 @@ budgets {
   pages_per_epoch       = 65536
 }
 
-# Software page-fault events work on every host with perf events; on hosts
-# with PEBS or IBS use sampler "perf", on kernels with DAMON vaddr "damon".
-sampler "sw-page-faults" {}
+# "auto" picks, at start, the best sampler this host has: "perf" where a
+# memory-sampling PMU (Intel PEBS, AMD IBS) exists, else "damon" where the
+# kernel has DAMON vaddr and no other DAMON user owns its kdamonds (under
+# systemd, damon needs the kernel-tunables drop-in: see the README), else none.
+# The log says which and why each better one was skipped. With none, the daemon
+# cannot see a process re-reading resident KV blocks: `kvtier status` reports a
+# problem, kvtier_steady_state_sampling is 0, and block heat comes from API
+# hints only.
+# The page-fault samplers ("sw-page-faults", "fault") see first touches only.
+sampler "auto" {}
 
 policy "regret_aware" {
   weight  = 6

@@ -40,7 +40,18 @@ planner {
   reconcile_pages  = 65536 # pages queried per reconcile pass
 }
 
-# One or more samplers; all feed the same per-block counts.
+# One or more samplers; all feed the same per-block counts. Without a sampler
+# block the daemon runs "auto". What they see:
+#   perf            sampled loads with data addresses (needs Intel PEBS or AMD IBS)
+#   damon           steady-state accesses via page-table accessed bits (DAMON vaddr)
+#   uprobe          the blocks an engine reports through kvtier_hint_access
+#   sw-page-faults  page faults only: first touches and NUMA hinting faults; a
+#   fault           process re-reading resident memory produces no events
+# "auto" opens perf where a memory-sampling PMU exists, else damon where DAMON
+# vaddr works, else none (API hints only), and logs why; it cannot be combined
+# with perf or damon. `kvtier status` and kvtier_steady_state_sampling say when
+# no sampler sees steady-state accesses.
+sampler "auto" {}
 sampler "sw-page-faults" {
   period = 1 # sample every Nth fault
 }
