@@ -122,3 +122,16 @@ func TestFaultSamplerOnly(t *testing.T) {
 		t.Errorf("the log does not say so:\n%s", td.logs.String())
 	}
 }
+
+// TestSteadyStateMetric: the metric is 1 when an attached sampler sees
+// steady-state accesses (uprobe hints), next to a fault sampler.
+func TestSteadyStateMetric(t *testing.T) {
+	td := startDaemon(t, "kernel_tiering = \"report\"\nsampler \"sw-page-faults\" {}\nsampler \"uprobe\" {}\n")
+	st := td.d.Status()
+	if st.Sampling == nil || !st.Sampling.SteadyState || st.Sampling.Problem != "" {
+		t.Errorf("sampling %+v, want steady state (samplers %+v)", st.Sampling, st.Samplers)
+	}
+	if v := metric(t, td.d.MetricsAddr(), "kvtier_steady_state_sampling"); v != 1 {
+		t.Errorf("kvtier_steady_state_sampling = %v, want 1", v)
+	}
+}
