@@ -155,6 +155,7 @@ func writeStatus(w io.Writer, rep statusReport) error {
 	e := s.Epoch
 	fmt.Fprintf(tw, "epoch:\t%s, %d run, last took %s, decision %s\n", e.Length, e.Count,
 		seconds(e.LastSeconds), seconds(e.DecisionSeconds))
+	fmt.Fprintf(tw, "cpu:\t%s\n", cpuString(s))
 	rec := "off"
 	if s.Recording.Recording {
 		rec = fmt.Sprintf("to %s (%d records)", s.Recording.Path, s.Recording.Records)
@@ -242,14 +243,18 @@ func writeSamplers(w io.Writer, ss []api.SamplerStatus, rates []samplerRate, win
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "SAMPLER\tEVENTS\tEVENTS/S\tDROPS\tDROPS/S\tWATCHED\tERROR\n")
+	fmt.Fprintf(tw, "SAMPLER\tEVENTS\tEVENTS/S\tDROPS\tDROPS/S\tWATCHED\tKERNEL CPU\tERROR\n")
 	for i, s := range ss {
 		var r samplerRate
 		if i < len(rates) {
 			r = rates[i]
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.1f\t%d\t%s\n", s.Name, s.Events, r.EventsPerSec, s.Drops,
-			r.DropsPerSec, s.Watched, orDash(s.Error))
+		kcpu := "-"
+		if s.KernelCPUSeconds > 0 {
+			kcpu = fmt.Sprintf("%.1fs", s.KernelCPUSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.1f\t%d\t%s\t%s\n", s.Name, s.Events, r.EventsPerSec, s.Drops,
+			r.DropsPerSec, s.Watched, kcpu, orDash(s.Error))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -300,4 +305,15 @@ func uptime(s float64) string {
 		return fmt.Sprintf("%dm %ds", m, sec)
 	}
 	return fmt.Sprintf("%ds", sec)
+}
+
+// cpuString is the daemon's CPU time next to its samplers' kernel threads'.
+func cpuString(s api.Status) string {
+	out := fmt.Sprintf("daemon %.1fs", s.CPUSeconds)
+	for _, sm := range s.Samplers {
+		if sm.KernelCPUSeconds > 0 {
+			out += fmt.Sprintf(", %s kernel threads %.1fs", sm.Name, sm.KernelCPUSeconds)
+		}
+	}
+	return out
 }

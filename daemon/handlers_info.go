@@ -123,10 +123,14 @@ func (d *Daemon) Status() api.Status {
 		Budgets: budgetsView(cfg.Budgets), BudgetUse: d.budgetUse, Epoch: d.epochStat, Regions: len(d.regions),
 		SingleNode: d.slowNode < 0, Moving: d.moving, KernelTiering: d.kernel, Recording: d.traceStatusLocked(),
 		NodeBackoff: d.backoffStatus()}
+	if st, err := numa.ReadStat(d.opts.ProcRoot, os.Getpid()); err == nil {
+		s.CPUSeconds = st.CPU().Seconds()
+	}
 	sampling := d.sampling
 	s.Sampling = &sampling
 	for _, sm := range d.samplers {
-		ss := api.SamplerStatus{Name: sm.label(), Events: sm.last.Matched, Drops: sm.last.Drops}
+		ss := api.SamplerStatus{Name: sm.label(), Events: sm.last.Matched, Drops: sm.last.Drops,
+			KernelCPUSeconds: sm.last.KernelCPUSeconds}
 		if sm.err != nil {
 			ss.Error = sm.err.Error()
 		}

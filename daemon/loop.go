@@ -226,6 +226,9 @@ func (d *Daemon) samplerStats(s *samplerState) {
 	if st.Drops >= s.last.Drops {
 		d.metrics.samplerDrops.WithLabelValues(s.name).Add(float64(st.Drops - s.last.Drops))
 	}
+	if st.KernelCPUSeconds > s.last.KernelCPUSeconds {
+		d.metrics.samplerKernelCPU.WithLabelValues(s.name).Add(st.KernelCPUSeconds - s.last.KernelCPUSeconds)
+	}
 	s.last = st
 }
 

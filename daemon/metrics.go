@@ -21,39 +21,41 @@ const (
 type metrics struct {
 	reg *prometheus.Registry
 
-	tierBytes       *prometheus.GaugeVec   // tenant, tier
-	migPages        *prometheus.CounterVec // direction
-	migBytes        *prometheus.CounterVec // direction
-	migErrors       *prometheus.CounterVec // errno
-	samplerEvents   *prometheus.CounterVec // sampler
-	samplerDrops    *prometheus.CounterVec // sampler
-	regrets         prometheus.Counter
-	repromotion     prometheus.Gauge
-	crossEvictions  prometheus.Counter
-	decision        prometheus.Histogram
-	epoch           prometheus.Histogram
-	epochs          prometheus.Counter
-	epochErrors     prometheus.Counter
-	fairness        prometheus.Gauge
-	budgetUse       *prometheus.GaugeVec // budget
-	tenantQuota     *prometheus.GaugeVec // tenant
-	tenantUsed      *prometheus.GaugeVec // tenant
-	tenantQuotaUse  *prometheus.GaugeVec // tenant
-	regions         prometheus.Gauge
-	blocks          *prometheus.GaugeVec // tier
-	hints           prometheus.Counter
-	regionsDropped  prometheus.Counter
-	deadlineMisses  prometheus.Counter
-	reconciled      prometheus.Counter
-	nodeFull        *prometheus.CounterVec
-	nodeBackoff     *prometheus.GaugeVec
-	reloads         *prometheus.CounterVec // result
-	eventsDropped   prometheus.Counter
-	traceRecords    prometheus.Counter
-	kernelTiering   prometheus.Gauge
-	singleNode      prometheus.Gauge
-	steadyState     prometheus.Gauge
-	plannedDeferred prometheus.Counter
+	tierBytes     *prometheus.GaugeVec   // tenant, tier
+	migPages      *prometheus.CounterVec // direction
+	migBytes      *prometheus.CounterVec // direction
+	migErrors     *prometheus.CounterVec // errno
+	samplerEvents *prometheus.CounterVec // sampler
+	samplerDrops  *prometheus.CounterVec // sampler
+	// samplerKernelCPU is the CPU time of a sampler's kernel threads.
+	samplerKernelCPU *prometheus.CounterVec // sampler
+	regrets          prometheus.Counter
+	repromotion      prometheus.Gauge
+	crossEvictions   prometheus.Counter
+	decision         prometheus.Histogram
+	epoch            prometheus.Histogram
+	epochs           prometheus.Counter
+	epochErrors      prometheus.Counter
+	fairness         prometheus.Gauge
+	budgetUse        *prometheus.GaugeVec // budget
+	tenantQuota      *prometheus.GaugeVec // tenant
+	tenantUsed       *prometheus.GaugeVec // tenant
+	tenantQuotaUse   *prometheus.GaugeVec // tenant
+	regions          prometheus.Gauge
+	blocks           *prometheus.GaugeVec // tier
+	hints            prometheus.Counter
+	regionsDropped   prometheus.Counter
+	deadlineMisses   prometheus.Counter
+	reconciled       prometheus.Counter
+	nodeFull         *prometheus.CounterVec
+	nodeBackoff      *prometheus.GaugeVec
+	reloads          *prometheus.CounterVec // result
+	eventsDropped    prometheus.Counter
+	traceRecords     prometheus.Counter
+	kernelTiering    prometheus.Gauge
+	singleNode       prometheus.Gauge
+	steadyState      prometheus.Gauge
+	plannedDeferred  prometheus.Counter
 
 	quotaTenants map[string]bool // tenant label values of the quota gauges
 	tierTenants  map[string]bool // tenant label values of tierBytes
@@ -68,6 +70,8 @@ func newMetrics(version string) *metrics {
 	m.migErrors = f.counterVec("migration_errors_total", "Pages that failed to move, by errno.", "errno")
 	m.samplerEvents = f.counterVec("sampler_events_total", "Accesses the sampler counted inside watched regions.", "sampler")
 	m.samplerDrops = f.counterVec("sampler_drops_total", "Sampled accesses lost because the in-kernel count map was full.", "sampler")
+	m.samplerKernelCPU = f.counterVec("sampler_kernel_cpu_seconds_total",
+		"CPU time of kernel threads working for the sampler (damon: its kdamond), not in process_cpu_seconds_total.", "sampler")
 	m.regrets = f.counter("regret_events_total", "Demoted blocks accessed again within the regret horizon.")
 	m.repromotion = f.gauge("repromotion_ratio", "Regret events per demoted block over the recent epochs.")
 	m.crossEvictions = f.counter("cross_tenant_evictions_total", "Blocks of one tenant demoted to make room for another.")

@@ -77,9 +77,10 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 	return nil
 }
 
-// samplerOptions maps a sampler block's parameters to bpf.Options.
-func samplerOptions(sc SamplerConfig, o Options) (bpf.Options, error) {
-	opts := bpf.Options{SysRoot: o.SysRoot, ProcRoot: o.ProcRoot}
+// samplerOptions maps a sampler block's parameters to bpf.Options; the
+// sampler is drained every epoch (DAMON derives its intervals from it).
+func samplerOptions(sc SamplerConfig, o Options, epoch time.Duration) (bpf.Options, error) {
+	opts := bpf.Options{SysRoot: o.SysRoot, ProcRoot: o.ProcRoot, Epoch: epoch}
 	for k, v := range sc.Params {
 		if err := setSamplerParam(&opts, k, v); err != nil {
 			return opts, fmt.Errorf("sampler %s: %w", sc.Name, err)

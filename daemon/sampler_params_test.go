@@ -31,7 +31,7 @@ func TestSamplerParams(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := samplerOptions(cfg.Samplers[0], Options{})
+			got, err := samplerOptions(cfg.Samplers[0], Options{}, time.Second)
 			if err != nil {
 				t.Fatalf("samplerOptions: %v", err)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -46,7 +47,7 @@ func (d *Daemon) openSamplers() {
 	}
 	log := d.log.Named("sampler")
 	for _, sc := range cfgs {
-		d.samplers = append(d.samplers, openSampler(log, sc, d.opts))
+		d.samplers = append(d.samplers, openSampler(log, sc, d.opts, d.cfg.Epoch))
 	}
 	d.sampling = samplingStatus(d.samplers)
 	if d.sampling.SteadyState {
@@ -58,9 +59,9 @@ func (d *Daemon) openSamplers() {
 }
 
 // openSampler opens the sampler sc configures and logs the outcome.
-func openSampler(log hclog.Logger, sc SamplerConfig, o Options) *samplerState {
+func openSampler(log hclog.Logger, sc SamplerConfig, o Options, epoch time.Duration) *samplerState {
 	st := &samplerState{name: sc.Name}
-	opts, err := samplerOptions(sc, o)
+	opts, err := samplerOptions(sc, o, epoch)
 	switch {
 	case err != nil:
 	case sc.Name == bpf.Auto:

@@ -125,12 +125,15 @@ type Status struct {
 	BudgetUse     BudgetUse       `json:"budget_use"`
 	Samplers      []SamplerStatus `json:"samplers"`
 	Epoch         EpochStatus     `json:"epoch"`
-	Regions       int             `json:"regions"`
-	Tenants       []TenantStatus  `json:"tenants"`
-	SingleNode    bool            `json:"single_node"` // every block is fast; nothing moves
-	Moving        bool            `json:"moving"`      // the daemon moves pages
-	KernelTiering KernelTiering   `json:"kernel_tiering"`
-	Recording     TraceStatus     `json:"recording"`
+	// CPUSeconds is the daemon's own CPU time (user and system) since it
+	// started; its samplers' kernel threads are in Samplers.
+	CPUSeconds    float64        `json:"cpu_seconds"`
+	Regions       int            `json:"regions"`
+	Tenants       []TenantStatus `json:"tenants"`
+	SingleNode    bool           `json:"single_node"` // every block is fast; nothing moves
+	Moving        bool           `json:"moving"`      // the daemon moves pages
+	KernelTiering KernelTiering  `json:"kernel_tiering"`
+	Recording     TraceStatus    `json:"recording"`
 	// NodeBackoff lists the nodes found full (ENOMEM) whose moves are
 	// held: the daemon plans no moves to them until the backoff ends.
 	NodeBackoff []NodeBackoff `json:"node_backoff,omitempty"`
@@ -187,6 +190,9 @@ type SamplerStatus struct {
 	Drops   uint64 `json:"drops"`
 	Watched int    `json:"watched"`
 	Error   string `json:"error,omitempty"`
+	// KernelCPUSeconds is the CPU time of kernel threads working for the
+	// sampler (damon: its kdamond), not part of the daemon's own.
+	KernelCPUSeconds float64 `json:"kernel_cpu_seconds"`
 }
 
 // EpochStatus describes the epoch loop.
