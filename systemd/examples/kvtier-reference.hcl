@@ -50,7 +50,10 @@ planner {
 # "auto" opens perf where a memory-sampling PMU exists, else damon where DAMON
 # vaddr works, else none (API hints only), and logs why; it cannot be combined
 # with perf or damon. `kvtier status` and kvtier_steady_state_sampling say when
-# no sampler sees steady-state accesses.
+# no sampler sees steady-state accesses. auto and damon take damon's settings:
+#   sample_interval    = "50ms"  # DAMON access check; default epoch/20
+#   aggregate_interval = "500ms" # DAMON aggregation; default epoch/2
+#   max_regions        = 4096    # DAMON regions in all: one per block, else runs of blocks
 sampler "auto" {}
 sampler "sw-page-faults" {
   period = 1 # sample every Nth fault
