@@ -1,0 +1,58 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/kvtier/kvtier/test/headtohead/result"
+)
+
+// mark is one phase boundary of the picture.
+type mark struct {
+	t     float64
+	label string
+}
+
+// markLabels name the phase labels that begin a marked span.
+var markLabels = map[string]string{"A1": "A", "B": "B", "A2": "A again", "R-warm": "regret: C",
+	"R-cool": "cool-off", "R-burst1": "revisits", "trace": "trace"}
+
+// Marks returns the phase boundaries of a series (where each marked label
+// first appears) and the spans of the regret phase's bursts.
+func Marks(pts []result.Point) (marks []mark, bursts [][2]float64) {
+	seen := map[string]bool{}
+	for i, pt := range pts {
+		if l, ok := markLabels[pt.Phase]; ok && !seen[pt.Phase] {
+			seen[pt.Phase] = true
+			marks = append(marks, mark{pt.T, l})
+		}
+		if !strings.HasPrefix(pt.Phase, "R-burst") {
+			continue
+		}
+		if i == 0 || pts[i-1].Phase != pt.Phase {
+			bursts = append(bursts, [2]float64{pt.T, pt.T})
+		}
+		bursts[len(bursts)-1][1] = pt.T
+	}
+	return marks, bursts
+}
+
+// phaseMarks draws the first run's phase boundaries and burst spans.
+func phaseMarks(b *bytes.Buffer, p plotArea, runs []Run) {
+	for _, r := range runs {
+		if r.Workload == nil || len(r.Workload.Series) == 0 {
+			continue
+		}
+		marks, bursts := Marks(r.Workload.Series)
+		for _, s := range bursts {
+			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#eee\"/>\n", p.x(s[0]), padT, max(2, p.x(s[1])-p.x(s[0])), plotH)
+		}
+		for _, m := range marks {
+			x := p.x(m.t)
+			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n", x, padT, x, padT+plotH)
+			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\" font-size=\"11\">%s</text>\n", x+3, padT-4, m.label)
+		}
+		return
+	}
+}
