@@ -13,7 +13,7 @@ BENCHTIME ?= 1s
 PREFIX  ?= /usr/local
 UNITDIR ?= /etc/systemd/system
 
-.PHONY: all build test unit lint fuzz bench generate e2e demo install install-files uninstall deb deb-package clean
+.PHONY: all build test unit lint fuzz bench bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
 
 all: build
 
@@ -62,6 +62,12 @@ e2e:
 ##   as root, test/deps.sh installs QEMU and fetches the kernel on first use)
 demo:
 	CGO_ENABLED=0 $(GO) run ./test/demo
+
+## bench-tiering: the head-to-head tiering benchmark of issue 11: first touch,
+##   kernel TPP, DAMON DAMOS and kvtier (damon, auto, hints), one QEMU guest
+##   each, full phases (about 35 minutes); writes test/headtohead/results
+bench-tiering:
+	CGO_ENABLED=0 $(GO) run ./test/headtohead -out test/headtohead/results
 
 ## install: binary, systemd unit, default config (kept if present), completions,
 ##   Grafana dashboard (DESTDIR and PREFIX as usual)
