@@ -13,13 +13,17 @@ BENCHTIME ?= 1s
 PREFIX  ?= /usr/local
 UNITDIR ?= /etc/systemd/system
 
-.PHONY: all build test unit lint fuzz bench bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
+.PHONY: all build print-ldflags test unit lint fuzz bench bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
 
 all: build
 
 ## build: the static kvtier binary (no cgo)
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o kvtier .
+
+## print-ldflags: the -ldflags of build (tests and the demo build with them)
+print-ldflags:
+	@echo '$(LDFLAGS)'
 
 ## test: lint, unit and privileged tests, short fuzz runs, end-to-end tests
 test: lint unit fuzz e2e

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kvtier/kvtier/internal/buildflags"
 )
 
 var (
@@ -17,7 +19,8 @@ var (
 	buildErr  error
 )
 
-// Binary builds the kvtier binary (CGO_ENABLED=0) once per test process
+// Binary builds the kvtier binary as `make build` does (CGO_ENABLED=0,
+// -trimpath, the Makefile's -ldflags: see buildflags.LDFlags) once per test process
 // into a directory every user may read and search, so that a test may run
 // it as another user or from a systemd unit, and returns its path. A failed
 // build fails t; under -short the test is skipped instead (the build takes
@@ -35,7 +38,13 @@ func Binary(t testing.TB) string {
 		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(buildDir, "kvtier"), "github.com/kvtier/kvtier")
+		root, err := buildflags.ModuleRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", buildflags.LDFlags(root), "-o", filepath.Join(buildDir, "kvtier"), ".")
+		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building kvtier into %s: %v\n%s", buildDir, err, out)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/kvtier/kvtier/internal/buildflags"
 )
 
 // Programs are the static binaries every guest runs, by file name and Go
@@ -16,11 +18,17 @@ var Programs = []struct{ Name, Package string }{
 }
 
 // BuildPrograms builds Programs with CGO_ENABLED=0 into dir from the
-// module at root. The binaries keep their symbol tables: the uprobe
-// sampler attaches to the workload's main.kvtierHintAccess.
+// module at root. kvtier is built with the Makefile's -ldflags (version and
+// commit stamped, symbols stripped); the others keep their symbol tables:
+// the uprobe sampler attaches to the workload's main.kvtierHintAccess.
 func BuildPrograms(root, dir string) error {
 	for _, b := range Programs {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.Name), b.Package)
+		args := []string{"build", "-trimpath", "-o", filepath.Join(dir, b.Name)}
+		if b.Name == "kvtier" {
+			// As `make build` builds it: the daemon reports the version.
+			args = append(args, "-ldflags", buildflags.LDFlags(root))
+		}
+		cmd := exec.Command("go", append(args, b.Package)...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
