@@ -86,7 +86,7 @@ install-files:
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/bin/kvtier|$(PREFIX)/bin/kvtier|' systemd/kvtier.service > $(DESTDIR)$(UNITDIR)/kvtier.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/kvtier.service
-	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0640 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
+	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0644 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
 	install -D -m 0644 systemd/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json
 	install -D -m 0644 systemd/kernel-tunables.conf $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf
 	install -D -m 0644 systemd/examples/kvtier-reference.hcl $(DESTDIR)$(PREFIX)/share/doc/kvtier/examples/kvtier-reference.hcl

@@ -21,7 +21,7 @@ type debEntry struct {
 var wantDebFiles = map[string]string{
 	"./usr/bin/kvtier":                                     "-rwxr-xr-x",
 	"./lib/systemd/system/kvtier.service":                  "-rw-r--r--",
-	"./etc/kvtier/kvtier.hcl":                              "-rw-r-----",
+	"./etc/kvtier/kvtier.hcl":                              "-rw-r--r--",
 	"./usr/share/bash-completion/completions/kvtier":       "-rw-r--r--",
 	"./usr/share/zsh/vendor-completions/_kvtier":           "-rw-r--r--",
 	"./usr/share/fish/vendor_completions.d/kvtier.fish":    "-rw-r--r--",
@@ -29,7 +29,17 @@ var wantDebFiles = map[string]string{
 	"./usr/share/kvtier/grafana/kvtier.json":               "-rw-r--r--",
 	"./usr/share/kvtier/kernel-tunables.conf":              "-rw-r--r--",
 	"./usr/share/doc/kvtier/examples/kvtier-reference.hcl": "-rw-r--r--",
+	"./usr/share/doc/kvtier/copyright":                     "-rw-r--r--",
+	"./usr/share/doc/kvtier/changelog.gz":                  "-rw-r--r--",
+	"./usr/share/lintian/overrides/kvtier":                 "-rw-r--r--",
+	"./usr/share/man/man1/kvtier.1.gz":                     "-rw-r--r--",
+	"./usr/share/man/man1/kvtier-daemon.1.gz":              "-rw-r--r--",
+	"./usr/share/man/man1/kvtier-trace-gen.1.gz":           "-rw-r--r--",
 }
+
+// manPage matches the other commands' man pages, which the package has
+// one of per command.
+var manPage = regexp.MustCompile(`^\./usr/share/man/man1/kvtier-[a-z-]+\.1\.gz$`)
 
 var (
 	debOnce sync.Once
@@ -117,7 +127,11 @@ func TestDebContents(t *testing.T) {
 			continue
 		}
 		got[e.path] = e
-		if _, ok := wantDebFiles[e.path]; !ok {
+		if _, ok := wantDebFiles[e.path]; !ok && manPage.MatchString(e.path) {
+			if e.mode != "-rw-r--r--" {
+				t.Errorf("man page %s has mode %s", e.path, e.mode)
+			}
+		} else if !ok {
 			t.Errorf("unexpected file %s in the package", e.path)
 		}
 	}
