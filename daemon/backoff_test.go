@@ -46,7 +46,7 @@ func backoffDaemon(t *testing.T) (*Daemon, *testutil.SyncBuffer, string) {
 // moves to the full node in every epoch.
 func TestNodeFullBackoff(t *testing.T) {
 	d, logs, meminfo := backoffDaemon(t)
-	events, cancel := d.events.subscribe()
+	events, cancel := d.events.subscribe(nil)
 	defer cancel()
 	wl := startWorkload(t)
 	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 64 << 10,

@@ -63,9 +63,13 @@ type Config struct {
 	MaxTenants int
 }
 
-// RecordConfig records a kvtier JSONL trace from the daemon's start.
+// RecordConfig records a kvtier JSONL trace from the daemon's start, and
+// says where the API may record.
 type RecordConfig struct {
 	Path string // "" records nothing until the API asks
+	// Dir is the only directory POST /v1/trace writes in (root only, new
+	// files only).
+	Dir string
 }
 
 // Tiers overrides the tier of NUMA nodes. Nodes not listed keep the tier
@@ -135,6 +139,14 @@ type APIConfig struct {
 	Mode    os.FileMode
 	Group   string // "" keeps the daemon's group
 	MaxBody int64  // request body limit in bytes
+	// MaxRegions and MaxRegionsPerProcess bound the regions registered at
+	// once, in all and of one process; one more is a 429.
+	MaxRegions           int
+	MaxRegionsPerProcess int
+	// ReadTimeout bounds reading one request (headers and body);
+	// IdleTimeout closes keep-alive connections that idle that long.
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
 }
 
 // MetricsConfig is the Prometheus listener.
@@ -160,9 +172,12 @@ func DefaultConfig() *Config {
 			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages},
 		MaxTenants: DefaultMaxTenants,
 		Policy:     policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
-		API:        APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody},
-		Metrics:    MetricsConfig{Listen: DefaultMetricsAddr},
-		Log:        LogConfig{Level: "info"},
+		API: APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody, MaxRegions: DefaultMaxRegions,
+			MaxRegionsPerProcess: DefaultMaxRegionsPerProcess, ReadTimeout: DefaultReadTimeout,
+			IdleTimeout: DefaultIdleTimeout},
+		Metrics: MetricsConfig{Listen: DefaultMetricsAddr},
+		Log:     LogConfig{Level: "info"},
+		Record:  RecordConfig{Dir: DefaultTraceDir},
 	}
 }
 

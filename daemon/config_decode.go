@@ -2,10 +2,8 @@ package daemon
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,10 +32,6 @@ type rawConfig struct {
 	Metrics       *rawMetrics    `hcl:"metrics,block"`
 	Log           *rawLog        `hcl:"log,block"`
 	Record        *rawRecord     `hcl:"record,block"`
-}
-
-type rawRecord struct {
-	Path hcl.Expression `hcl:"path"`
 }
 
 type rawTiers struct {
@@ -88,13 +82,6 @@ type rawRule struct {
 	DefRange     hcl.Range      `hcl:",def_range"`
 }
 
-type rawAPI struct {
-	Socket  hcl.Expression `hcl:"socket,optional"`
-	Mode    hcl.Expression `hcl:"mode,optional"`
-	Group   *string        `hcl:"group,optional"`
-	MaxBody hcl.Expression `hcl:"max_body,optional"`
-}
-
 type rawMetrics struct {
 	Listen *string `hcl:"listen,optional"`
 }
@@ -129,10 +116,7 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		d.check(dur >= 100*time.Millisecond, raw.ScanInterval, "scan_interval", "a duration of at least 100ms")
 	}
 	if raw.Record != nil {
-		if s, ok := d.str(raw.Record.Path, "path"); ok {
-			d.check(strings.HasPrefix(s, "/"), raw.Record.Path, "path", "an absolute file path")
-			cfg.Record.Path = s
-		}
+		d.record(raw.Record, cfg)
 	}
 	if s, ok := d.enum(raw.KernelTiering, "kernel_tiering",
 		KernelTieringRefuse, KernelTieringDisable, KernelTieringReport); ok {
@@ -266,6 +250,9 @@ func (d *decoder) budgets(b *rawBudgets, cfg *Config) {
 		if _, dup := cfg.Budgets.Tenants[t.Name]; dup {
 			d.fail(t.DefRange, "Duplicate tenant", fmt.Sprintf("tenant %q has two budgets", t.Name))
 		}
+		if err := checkLabel("tenant", t.Name); err != nil {
+			d.fail(t.DefRange, "Invalid tenant name", err.Error())
+		}
 		if isNull(t.FastBytes) {
 			d.fail(t.DefRange, "Missing fast_bytes", fmt.Sprintf("tenant %q: want fast_bytes, a size such as \"4GiB\"", t.Name))
 		}
@@ -331,6 +318,9 @@ func (d *decoder) rule(r *rawRule, cfg *Config) {
 	set(&rule.Cgroup, r.Cgroup)
 	set(&rule.Mapping, r.Mapping)
 	set(&rule.Tenant, r.Tenant)
+	if err := checkLabel("tenant", rule.Tenant); err != nil {
+		d.fail(r.DefRange, "Invalid tenant name", fmt.Sprintf("rule %q: %v", r.Name, err))
+	}
 	if s, ok := d.str(r.Cmdline, "cmdline"); ok {
 		re, err := regexp.Compile(s)
 		if err != nil {
@@ -350,7 +340,7 @@ func (d *decoder) rule(r *rawRule, cfg *Config) {
 		rule.MinSize = v
 	}
 	if v, ok := d.size(r.BlockSize, "block_size"); ok {
-		d.check(v >= 4096 && v&(v-1) == 0, r.BlockSize, "block_size", "a power of two of at least 4KiB")
+		d.check(checkBlockSize(uint64(v)) == nil, r.BlockSize, "block_size", blockSizeWant)
 		rule.BlockSize = v
 	}
 	if v, ok := d.size(r.PinnedPrefix, "pinned_prefix"); ok {
@@ -367,25 +357,4 @@ func (d *decoder) rule(r *rawRule, cfg *Config) {
 		rule.Priority = p
 	}
 	cfg.Rules = append(cfg.Rules, rule)
-}
-
-func (d *decoder) api(a *rawAPI, cfg *Config) {
-	if s, ok := d.str(a.Socket, "socket"); ok {
-		d.check(strings.HasPrefix(s, "/") && len(s) < 108, a.Socket, "socket", "an absolute path shorter than 108 bytes")
-		cfg.API.Socket = s
-	}
-	if a.Group != nil {
-		cfg.API.Group = *a.Group
-	}
-	if s, ok := d.str(a.Mode, "mode"); ok {
-		m, err := strconv.ParseUint(s, 8, 32)
-		if err != nil || m > 0o777 {
-			d.fail(a.Mode.Range(), "Invalid mode", fmt.Sprintf("mode %q: want an octal file mode such as \"0660\"", s))
-		}
-		cfg.API.Mode = os.FileMode(m)
-	}
-	if v, ok := d.size(a.MaxBody, "max_body"); ok {
-		d.check(v >= 1024 && v <= 64<<20, a.MaxBody, "max_body", "a size between 1KiB and 64MiB")
-		cfg.API.MaxBody = v
-	}
 }

@@ -226,7 +226,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"rule nothing", "rule \"r\" {\n  min_size = 1\n}\n", "1:1", "want at least one of exe, cmdline or cgroup"},
 		{"rule no mapping", "rule \"r\" {\n  exe = \"/bin/x\"\n}\n", "1:1", "want mapping or min_size"},
 		{"rule regexp", "rule \"r\" {\n  cmdline = \"(\"\n  min_size = 1\n}\n", "2:13", "Go regular expression"},
-		{"rule block size", "rule \"r\" {\n  exe = \"/x\"\n  mapping = \"m\"\n  block_size = 3000\n}\n", "4:16", "power of two"},
+		{"rule block size", "rule \"r\" {\n  exe = \"/x\"\n  mapping = \"m\"\n  block_size = 3000\n}\n", "4:16", "multiple of the page size"},
 		{"rule class", "rule \"r\" {\n  exe = \"/x\"\n  mapping = \"m\"\n  class = \"hot\"\n}\n", "4:11", "unknown class"},
 		{"rule priority", "rule \"r\" {\n  exe = \"/x\"\n  mapping = \"m\"\n  priority = 7\n}\n", "4:14", "want \"low\", \"normal\", \"high\""},
 		{"socket relative", "api {\n  socket = \"k.sock\"\n}\n", "2:12", "absolute path"},

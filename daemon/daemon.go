@@ -53,6 +53,8 @@ type Daemon struct {
 	log      hclog.Logger
 	metrics  *metrics
 	events   *hub
+	owners   *ownerIndex // region owners, for the event stream's filters
+	auth     authorizer
 	start    time.Time
 	topo     *numa.Topology
 	api      *apiServer
@@ -110,6 +112,8 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 		ready: make(chan struct{}), stopping: make(chan struct{})}
 	d.metrics = newMetrics(opts.Version)
 	d.events = newHub(d.metrics.eventsDropped.Inc)
+	d.owners = newOwnerIndex()
+	d.auth = procAuthorizer(opts.ProcRoot)
 	if err := d.setupTopology(); err != nil {
 		return nil, err
 	}

@@ -16,12 +16,12 @@ const eventBuffer = 1024
 type hub struct {
 	mu      sync.Mutex
 	seq     uint64
-	subs    map[chan api.Event]struct{}
-	dropped func() // called once per event not delivered
+	subs    map[chan api.Event]func(api.Event) bool // a subscriber's filter; nil passes all
+	dropped func()                                  // called once per event not delivered
 }
 
 func newHub(dropped func()) *hub {
-	return &hub{subs: map[chan api.Event]struct{}{}, dropped: dropped}
+	return &hub{subs: map[chan api.Event]func(api.Event) bool{}, dropped: dropped}
 }
 
 // publish stamps ev with a sequence number and the time and sends it to
@@ -34,7 +34,10 @@ func (h *hub) publish(ev api.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	for ch := range h.subs {
+	for ch, pass := range h.subs {
+		if pass != nil && !pass(ev) {
+			continue
+		}
 		select {
 		case ch <- ev:
 		default:
@@ -45,12 +48,14 @@ func (h *hub) publish(ev api.Event) {
 	}
 }
 
-// subscribe returns a channel of events and a function that ends the
-// subscription (and closes the channel).
-func (h *hub) subscribe() (<-chan api.Event, func()) {
+// subscribe returns a channel of the events pass lets through (nil: all)
+// and a function that ends the subscription (and closes the channel).
+// pass runs while events are published, under the daemon's lock: it must
+// not take it.
+func (h *hub) subscribe(pass func(api.Event) bool) (<-chan api.Event, func()) {
 	ch := make(chan api.Event, eventBuffer)
 	h.mu.Lock()
-	h.subs[ch] = struct{}{}
+	h.subs[ch] = pass
 	h.mu.Unlock()
 	var once sync.Once
 	return ch, func() {

@@ -12,7 +12,7 @@ import (
 // must not close it again (a panic that crashed the stopping daemon).
 func TestHubCancelAfterCloseAll(t *testing.T) {
 	h := newHub(nil)
-	ch, cancel := h.subscribe()
+	ch, cancel := h.subscribe(nil)
 	h.publish(api.Event{Type: api.EventConfigReloaded})
 	h.closeAll()
 	defer func() {

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kvtier/kvtier/daemon/api"
 )
 
-// routes is the /v1 API.
+// routes is the /v1 API. A known path with a method it does not take is
+// a 405 with an Allow header; an unknown path is a 404.
 func (d *Daemon) routes() http.Handler {
 	mux := http.NewServeMux()
 	v := "/" + api.Version
@@ -29,11 +32,40 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("GET "+v+"/trace", d.handleTrace)
 	mux.HandleFunc("POST "+v+"/trace", d.handleTraceStart)
 	mux.HandleFunc("DELETE "+v+"/trace", d.handleTraceStop)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &reqError{http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (the API is under /%s)",
-			r.Method, r.URL.Path, api.Version)})
+	return d.recoverer(notAllowed(mux))
+}
+
+// apiMethods are the methods the API's routes use.
+var apiMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+
+// notAllowed answers what mux has no route for: 405 with an Allow header
+// when the path is known under other methods, else 404; both with a JSON
+// error.
+func notAllowed(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		var allow []string
+		for _, m := range apiMethods {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) == 0 {
+			writeError(w, notFound("no such endpoint %s %s (the API is under /%s)", r.Method, r.URL.Path, api.Version))
+			return
+		}
+		if slices.Contains(allow, http.MethodGet) {
+			allow = append(allow, http.MethodHead)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, &reqError{http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s; allowed: %s",
+			r.Method, r.URL.Path, strings.Join(allow, ", "))})
 	})
-	return d.recoverer(mux)
 }
 
 // recoverer turns a panic in a handler into a 500 and a log line: a bad
@@ -94,8 +126,17 @@ func regionID(r *http.Request) (uint64, error) {
 }
 
 func (d *Daemon) handleRegister(w http.ResponseWriter, r *http.Request) {
+	c, err := callerOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	var req api.RegisterRequest
 	if err := d.decode(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	if req.PID, err = d.registerPID(c, req.PID); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -104,7 +145,7 @@ func (d *Daemon) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	reg, err := d.addRegion(spec)
+	reg, err := d.addRegionAs(c, spec)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -112,15 +153,30 @@ func (d *Daemon) handleRegister(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, reg)
 }
 
-func (d *Daemon) handleRegions(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, d.regionViews(0))
+func (d *Daemon) handleRegions(w http.ResponseWriter, r *http.Request) {
+	c, err := callerOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d.regionViews(c, 0))
+}
+
+// callerAndID returns the request's caller and its {id} path value.
+func callerAndID(r *http.Request) (caller, uint64, error) {
+	c, err := callerOf(r)
+	if err != nil {
+		return c, 0, err
+	}
+	id, err := regionID(r)
+	return c, id, err
 }
 
 func (d *Daemon) handleRegion(w http.ResponseWriter, r *http.Request) {
-	id, err := regionID(r)
+	c, id, err := callerAndID(r)
 	if err == nil {
 		var v api.Region
-		if v, err = d.regionView(id); err == nil {
+		if v, err = d.regionView(c, id); err == nil {
 			writeJSON(w, http.StatusOK, v)
 			return
 		}
@@ -129,7 +185,7 @@ func (d *Daemon) handleRegion(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handleUpdate(w http.ResponseWriter, r *http.Request) {
-	id, err := regionID(r)
+	c, id, err := callerAndID(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -139,7 +195,7 @@ func (d *Daemon) handleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	v, err := d.updateRegion(id, req)
+	v, err := d.updateRegionAs(c, id, req)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -148,9 +204,9 @@ func (d *Daemon) handleUpdate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handleUnregister(w http.ResponseWriter, r *http.Request) {
-	id, err := regionID(r)
+	c, id, err := callerAndID(r)
 	if err == nil {
-		err = d.removeRegion(id)
+		err = d.removeRegionAs(c, id)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -160,7 +216,7 @@ func (d *Daemon) handleUnregister(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handleHints(w http.ResponseWriter, r *http.Request) {
-	id, err := regionID(r)
+	c, id, err := callerAndID(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -170,7 +226,7 @@ func (d *Daemon) handleHints(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	n, err := d.hints(id, req)
+	n, err := d.hints(c, id, req)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -179,12 +235,12 @@ func (d *Daemon) handleHints(w http.ResponseWriter, r *http.Request) {
 }
 
 // hints records engine-reported accesses.
-func (d *Daemon) hints(id uint64, req api.HintsRequest) (int, error) {
+func (d *Daemon) hints(c caller, id uint64, req api.HintsRequest) (int, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	reg, ok := d.regions[id]
-	if !ok {
-		return 0, notFound("region %d: no such region", id)
+	reg, err := d.regionFor(c, id)
+	if err != nil {
+		return 0, err
 	}
 	for i, b := range req.Blocks {
 		if b >= uint64(len(reg.blocks)) {

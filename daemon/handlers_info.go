@@ -12,13 +12,14 @@ import (
 	"github.com/kvtier/kvtier/numa"
 )
 
-// regionViews lists regions sorted by ID, of one pid (0: all).
-func (d *Daemon) regionViews(pid int) []api.Region {
+// regionViews lists the regions caller c may see (its own; all for
+// root) sorted by ID, of one pid (0: all).
+func (d *Daemon) regionViews(c caller, pid int) []api.Region {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := []api.Region{}
 	for _, r := range d.regions {
-		if pid == 0 || r.pid() == pid {
+		if (pid == 0 || r.pid() == pid) && c.mayOwn(r.owner) {
 			out = append(out, r.view())
 		}
 	}
@@ -26,24 +27,24 @@ func (d *Daemon) regionViews(pid int) []api.Region {
 	return out
 }
 
-func (d *Daemon) regionView(id uint64) (api.Region, error) {
+func (d *Daemon) regionView(c caller, id uint64) (api.Region, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r, ok := d.regions[id]
-	if !ok {
-		return api.Region{}, notFound("region %d: no such region", id)
+	r, err := d.regionFor(c, id)
+	if err != nil {
+		return api.Region{}, err
 	}
 	return r.view(), nil
 }
 
 // placement asks the kernel where the first page of each block of region
-// id lives.
-func (d *Daemon) placement(id uint64) (api.Placement, error) {
+// id lives, for caller c.
+func (d *Daemon) placement(c caller, id uint64) (api.Placement, error) {
 	d.mu.Lock()
-	r, ok := d.regions[id]
-	if !ok {
+	r, err := d.regionFor(c, id)
+	if err != nil {
 		d.mu.Unlock()
-		return api.Placement{}, notFound("region %d: no such region", id)
+		return api.Placement{}, err
 	}
 	pid := r.pid()
 	pages := make([]uintptr, len(r.blocks))
@@ -63,8 +64,8 @@ func (d *Daemon) placement(id uint64) (api.Placement, error) {
 		bp := api.BlockPlacement{Node: -1, Tier: "none", Heat: viewHeat(heat[i])}
 		if node, ok := st.OnNode(); ok {
 			bp.Node = node
-			if c, err := d.topo.ClassOf(node); err == nil {
-				bp.Tier = c.String()
+			if cls, err := d.topo.ClassOf(node); err == nil {
+				bp.Tier = cls.String()
 			}
 			p.Nodes[strconv.Itoa(node)]++
 			switch bp.Tier {
@@ -82,10 +83,10 @@ func (d *Daemon) placement(id uint64) (api.Placement, error) {
 }
 
 func (d *Daemon) handlePlacement(w http.ResponseWriter, r *http.Request) {
-	id, err := regionID(r)
+	c, id, err := callerAndID(r)
 	if err == nil {
 		var p api.Placement
-		if p, err = d.placement(id); err == nil {
+		if p, err = d.placement(c, id); err == nil {
 			writeJSON(w, http.StatusOK, p)
 			return
 		}
@@ -94,6 +95,11 @@ func (d *Daemon) handlePlacement(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handlePlacements(w http.ResponseWriter, r *http.Request) {
+	c, err := callerOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	pid := 0
 	if s := r.URL.Query().Get("pid"); s != "" {
 		var err error
@@ -103,8 +109,8 @@ func (d *Daemon) handlePlacements(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := []api.Placement{}
-	for _, reg := range d.regionViews(pid) {
-		p, err := d.placement(reg.ID)
+	for _, reg := range d.regionViews(c, pid) {
+		p, err := d.placement(c, reg.ID)
 		if err != nil {
 			continue // dropped or exited meanwhile
 		}
@@ -213,8 +219,16 @@ func (d *Daemon) handlePolicy(w http.ResponseWriter, _ *http.Request) {
 // handleEvents streams events as NDJSON until the client goes away or the
 // daemon stops.
 func (d *Daemon) handleEvents(w http.ResponseWriter, r *http.Request) {
-	ch, cancel := d.events.subscribe()
+	c, err := callerOf(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	ch, cancel := d.events.subscribe(d.owners.eventFilter(c))
 	defer cancel()
+	// The stream outlives api.read_timeout: that bounds reading the
+	// request, and the request is read.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)

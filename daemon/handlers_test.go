@@ -28,6 +28,9 @@ func newHandlerDaemon(t testing.TB, src string) *Daemon {
 		t.Fatal(err)
 	}
 	cfg.API.MaxBody = 4096
+	if cfg.Record.Dir == DefaultTraceDir {
+		cfg.Record.Dir = t.TempDir()
+	}
 	d, err := New(cfg, Options{Logger: hclog.NewNullLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -36,8 +39,15 @@ func newHandlerDaemon(t testing.TB, src string) *Daemon {
 	return d
 }
 
+// do sends a request to h as root.
 func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	return doAs(h, rootCaller, method, path, body)
+}
+
+// doAs sends a request to h as caller c.
+func doAs(h http.Handler, c caller, method, path, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req = req.WithContext(withCaller(req.Context(), c))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec
@@ -83,9 +93,17 @@ func TestBadRequests(t *testing.T) {
 		{"wrong type", "POST", "/v1/regions", `{"pid":"x"}`, 400, "field pid: want int"},
 		{"empty", "POST", "/v1/regions", ``, 400, "empty body"},
 		{"oversized", "POST", "/v1/regions", `{"name":"` + strings.Repeat("x", 5000) + `"}`, 413, "larger than 4096"},
-		{"no pid", "POST", "/v1/regions", `{"addr":4096,"length":4096}`, 400, "want a process ID"},
+		{"no pid", "POST", "/v1/regions", `{"addr":4096,"length":4096}`, 400, "gave no PID for your process"},
+		{"negative pid", "POST", "/v1/regions", `{"pid":-2,"addr":4096,"length":4096}`, 400, "want a process ID > 0"},
 		{"unaligned", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4097,"length":4096}`, pid), 400, "aligned"},
-		{"bad block size", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"block_size":5000}`, pid), 400, "power of two"},
+		{"bad block size", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"block_size":5000}`, pid), 400, "not a multiple of the page size"},
+		{"small block size", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"block_size":512}`, pid), 400, "less than 4KiB"},
+		{"huge block size", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"block_size":9223372036854775808}`, pid), 400, "more than 1GiB"},
+		{"long tenant", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"tenant":"%s"}`, pid, strings.Repeat("t", 65)), 400, "65 bytes, want at most 64"},
+		{"long name", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"name":"%s"}`, pid, strings.Repeat("n", 65)), 400, "name: 65 bytes"},
+		{"invalid utf-8 tenant", "POST", "/v1/regions", fmt.Sprintf("{\"pid\":%d,\"addr\":4096,\"length\":4096,\"tenant\":\"a\xffb\"}", pid), 400, "invalid UTF-8"},
+		{"lone surrogate name", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"name":"a\udc00"}`, pid), 400, "lone surrogate"},
+		{"control char tenant", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096,"tenant":"a\nb"}`, pid), 400, "not a printable character"},
 		{"no process", "POST", "/v1/regions", `{"pid":2147483000,"addr":4096,"length":4096}`, 404, "no such process"},
 		{"thread id", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":4096}`, threadID(t)), 404, "no such process"},
 		{"unmapped", "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":4096,"length":8192}`, pid), 400, "does not map"},
@@ -101,10 +119,13 @@ func TestBadRequests(t *testing.T) {
 		{"hints out of range", "POST", rp + "/hints", `{"blocks":[16]}`, 400, "has 16 blocks"},
 		{"hints wrong type", "POST", rp + "/hints", `{"blocks":"all"}`, 400, "field blocks"},
 		{"placement bad pid", "GET", "/v1/placement?pid=-3", ``, 400, "positive integer"},
-		{"trace relative", "POST", "/v1/trace", `{"path":"t.jsonl"}`, 400, "absolute path"},
+		{"trace outside dir", "POST", "/v1/trace", `{"path":"/etc/kvtier-test.jsonl"}`, 403, "outside the record directory"},
+		{"trace dotdot", "POST", "/v1/trace", `{"path":"a/../../x.jsonl"}`, 403, `\"..\" is not allowed`},
+		{"trace empty", "POST", "/v1/trace", `{"path":""}`, 400, "empty"},
 		{"trace not recording", "DELETE", "/v1/trace", ``, 409, "not recording"},
 		{"unknown endpoint", "GET", "/v2/status", ``, 404, "no such endpoint"},
-		{"wrong method", "PUT", "/v1/status", ``, 404, "no such endpoint PUT"},
+		{"wrong method", "PUT", "/v1/status", ``, 405, "allowed: GET, HEAD"},
+		{"wrong method on region", "PUT", rp, ``, 405, "allowed: GET, PATCH, DELETE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +154,7 @@ func TestTraceRecording(t *testing.T) {
 	if rec.Code != 201 {
 		t.Fatalf("register = %d %s", rec.Code, rec.Body)
 	}
-	path := t.TempDir() + "/trace.jsonl"
+	path := d.Config().Record.Dir + "/trace.jsonl"
 	if r := do(h, "POST", "/v1/trace", `{"path":"`+path+`"}`); r.Code != 200 {
 		t.Fatalf("start trace = %d %s", r.Code, r.Body)
 	}

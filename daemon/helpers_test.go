@@ -63,6 +63,9 @@ func startDaemon(t *testing.T, src string) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Record.Dir == DefaultTraceDir {
+		cfg.Record.Dir = dir
+	}
 	logs := &testutil.SyncBuffer{}
 	sock := filepath.Join(dir, "k.sock")
 	d, err := New(cfg, Options{Socket: sock, MetricsAddr: "127.0.0.1:0", Version: "test",

@@ -57,7 +57,15 @@ type recorder struct {
 	seen    map[policy.BlockID]struct{} // blocks accessed in this recording
 }
 
-func newRecorder(path string, count func()) (*recorder, error) {
+// newRecorder records to f, the file at path.
+func newRecorder(path string, f *os.File, count func()) *recorder {
+	return &recorder{path: path, f: f, w: trace.NewJSONLWriter(f), count: count,
+		seen: map[policy.BlockID]struct{}{}}
+}
+
+// openConfigTrace opens the config's record path (root's choice: the file
+// is truncated, so that a restarted daemon records afresh).
+func openConfigTrace(path string) (*os.File, error) {
 	if !filepath.IsAbs(path) {
 		return nil, badRequest("trace path %q: want an absolute path", path)
 	}
@@ -65,8 +73,7 @@ func newRecorder(path string, count func()) (*recorder, error) {
 	if err != nil {
 		return nil, badRequest("trace path %q: %v", path, err)
 	}
-	return &recorder{path: path, f: f, w: trace.NewJSONLWriter(f), count: count,
-		seen: map[policy.BlockID]struct{}{}}, nil
+	return f, nil
 }
 
 func (r *recorder) write(rec trace.Record) {
@@ -131,18 +138,26 @@ func (d *Daemon) traceStatusLocked() api.TraceStatus {
 	return api.TraceStatus{Recording: true, Path: d.rec.path, Records: d.rec.records}
 }
 
-// StartTrace starts recording to path.
+// StartTrace starts recording to path, an absolute path the daemon's
+// operator chose (the config's record block); an existing file is
+// truncated. The API records under the record directory only
+// (startTraceIn).
 func (d *Daemon) StartTrace(path string) (api.TraceStatus, error) {
+	return d.startTrace(path, func() (*os.File, error) { return openConfigTrace(path) })
+}
+
+// startTrace starts recording to the file open returns, named path.
+func (d *Daemon) startTrace(path string, open func() (*os.File, error)) (api.TraceStatus, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.rec != nil {
 		return api.TraceStatus{}, &reqError{http.StatusConflict, "already recording to " + d.rec.path}
 	}
-	rec, err := newRecorder(path, d.metrics.traceRecords.Inc)
+	f, err := open()
 	if err != nil {
 		return api.TraceStatus{}, err
 	}
-	d.rec = rec
+	d.rec = newRecorder(path, f, d.metrics.traceRecords.Inc)
 	d.log.Named("trace").Info("recording started", "path", path)
 	return d.traceStatusLocked(), nil
 }
@@ -170,12 +185,20 @@ func (d *Daemon) handleTrace(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (d *Daemon) handleTraceStart(w http.ResponseWriter, r *http.Request) {
+	c, err := callerOf(r)
+	if err == nil {
+		err = requireRoot(c, "recording a trace")
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	var req api.TraceRequest
 	if err := d.decode(w, r, &req); err != nil {
 		writeError(w, err)
 		return
 	}
-	st, err := d.StartTrace(req.Path)
+	st, err := d.startTraceIn(d.Config().Record.Dir, req.Path)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -183,7 +206,15 @@ func (d *Daemon) handleTraceStart(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (d *Daemon) handleTraceStop(w http.ResponseWriter, _ *http.Request) {
+func (d *Daemon) handleTraceStop(w http.ResponseWriter, r *http.Request) {
+	c, err := callerOf(r)
+	if err == nil {
+		err = requireRoot(c, "stopping a trace")
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	st, err := d.StopTrace()
 	if err != nil {
 		writeError(w, err)

@@ -30,6 +30,7 @@ type region struct {
 	pinned     []api.Range
 	name       string
 	source     string // "api" or "rule:NAME"
+	owner      uint32 // uid of the caller that registered it (0 for rules)
 	registered time.Time
 
 	blocks   []policy.Block

@@ -31,8 +31,7 @@ func (d *Daemon) listen() (*apiServer, error) {
 		return nil, err
 	}
 	s := &apiServer{socket: cfg.API.Socket, done: make(chan struct{})}
-	s.api = &http.Server{Handler: d.routes(), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: d.log.Named("api").StandardLogger(nil)}
+	s.api = d.newAPIServer(cfg.API)
 	if cfg.Metrics.Listen != "" {
 		s.mln, err = net.Listen("tcp", cfg.Metrics.Listen)
 		if err != nil {
@@ -51,6 +50,17 @@ func (d *Daemon) listen() (*apiServer, error) {
 		}
 	}()
 	return s, nil
+}
+
+// newAPIServer is the API's HTTP server: every request knows its caller
+// (connContext), and slow or idle clients cannot hold connections open.
+// There is no write timeout: the event stream runs for as long as its
+// client reads.
+func (d *Daemon) newAPIServer(c APIConfig) *http.Server {
+	return &http.Server{Handler: d.routes(), ConnContext: connContext,
+		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout), ReadTimeout: c.ReadTimeout,
+		IdleTimeout: c.IdleTimeout, MaxHeaderBytes: maxHeaderBytes,
+		ErrorLog: d.log.Named("api").StandardLogger(nil)}
 }
 
 // listenUnix creates the socket, replacing a stale one, with its mode and

@@ -37,52 +37,10 @@ type regionSpec struct {
 	priority              policy.Priority
 	refcount              int32
 	pinned                []api.Range
+	owner                 uint32 // uid that may change the region (0: root only)
 	// fast is the tier of each block as read at registration; nil counts
 	// every block fast.
 	fast []bool
-}
-
-// specFromRequest validates the fields of a register request that need no
-// process.
-func specFromRequest(req api.RegisterRequest) (regionSpec, error) {
-	s := regionSpec{pid: req.PID, addr: req.Addr, length: req.Length, blockSz: req.BlockSize,
-		tenant: req.Tenant, name: req.Name, source: "api", priority: policy.PriorityNormal,
-		refcount: 1, pinned: req.Pinned}
-	if s.blockSz == 0 {
-		s.blockSz = DefaultBlockSize
-	}
-	ps := uint64(numa.PageSize)
-	switch {
-	case req.PID <= 0:
-		return s, badRequest("pid %d: want a process ID > 0", req.PID)
-	case req.Addr == 0 || req.Addr%ps != 0:
-		return s, badRequest("addr %#x: want a non-zero address aligned to the page size %d", req.Addr, ps)
-	case s.blockSz < ps || s.blockSz&(s.blockSz-1) != 0:
-		return s, badRequest("block_size %d: want a power of two of at least the page size %d", s.blockSz, ps)
-	case req.Length == 0 || req.Length%ps != 0:
-		return s, badRequest("length %d: want a non-zero multiple of the page size %d", req.Length, ps)
-	case req.Addr+req.Length < req.Addr:
-		return s, badRequest("addr %#x length %d: the range wraps around", req.Addr, req.Length)
-	case (req.Length+s.blockSz-1)/s.blockSz > maxRegionBlocks:
-		return s, badRequest("length %d: more than %d blocks of %d bytes", req.Length, maxRegionBlocks, s.blockSz)
-	case req.RefCount < 0:
-		return s, badRequest("refcount %d: want >= 0", req.RefCount)
-	}
-	if req.RefCount > 0 {
-		s.refcount = req.RefCount
-	}
-	var err error
-	if req.Class != "" {
-		if s.class, err = policy.ParseClass(req.Class); err != nil {
-			return s, badRequest("class: %v", err)
-		}
-	}
-	if req.Priority != "" {
-		if s.priority, err = ParsePriority(req.Priority); err != nil {
-			return s, badRequest("priority: %v", err)
-		}
-	}
-	return s, nil
 }
 
 // procError maps an error about a process to an API error.
@@ -120,29 +78,60 @@ func checkMapped(proc *numa.Process, addr, length uint64) error {
 	return nil
 }
 
-// addRegion opens the process, checks the range and tracks the region.
-func (d *Daemon) addRegion(s regionSpec) (api.Region, error) {
+// openFor opens process s.pid for caller c: c must be allowed to act on it
+// (authorizer.mayAct), and it must map the range. It reads where the
+// range's blocks are into s.fast.
+func (d *Daemon) openFor(c caller, s *regionSpec) (*numa.Process, error) {
 	proc, err := numa.OpenProcess(s.pid)
 	if err != nil {
-		return api.Region{}, procError(s.pid, err)
+		return nil, procError(s.pid, err)
+	}
+	// The credentials read are the pidfd's process's only if it is still
+	// the same process after the read.
+	if err := d.auth.mayAct(c, s.pid); err != nil {
+		proc.Close()
+		return nil, err
+	}
+	if err := proc.Check(); err != nil {
+		proc.Close()
+		return nil, procError(s.pid, err)
 	}
 	if err := checkMapped(proc, s.addr, s.length); err != nil {
 		proc.Close()
-		return api.Region{}, procError(s.pid, err)
+		return nil, procError(s.pid, err)
 	}
 	if d.slowNode >= 0 {
 		// Blocks start where they are: a restarted daemon or a process
 		// placed by someone else may have blocks in the slow tier.
 		if s.fast, err = readTiers(proc, d.topo, s.addr, s.length, s.blockSz); err != nil {
 			proc.Close()
-			return api.Region{}, procError(s.pid, err)
+			return nil, procError(s.pid, err)
 		}
+	}
+	return proc, nil
+}
+
+// addRegion registers s for the daemon itself (rules), owned by root.
+func (d *Daemon) addRegion(s regionSpec) (api.Region, error) { return d.addRegionAs(rootCaller, s) }
+
+// addRegionAs registers s for caller c: it opens the process, checks that
+// c may act on it and that it maps the range, checks the limits and tracks
+// the region, owned by c.
+func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
+	s.owner = c.uid
+	proc, err := d.openFor(c, &s)
+	if err != nil {
+		return api.Region{}, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		proc.Close()
-		return api.Region{}, &reqError{http.StatusServiceUnavailable, "the daemon is stopping"}
+		return api.Region{}, errStopping
+	}
+	if err := d.checkRegionLimitsLocked(s.pid); err != nil {
+		proc.Close()
+		return api.Region{}, err
 	}
 	for _, r := range d.regions {
 		if r.overlaps(s.pid, s.addr, s.length) {
@@ -185,6 +174,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		return nil, badRequest("%v", err)
 	}
 	r.pinned = append([]api.Range(nil), s.pinned...)
+	r.owner = s.owner
 	now := d.now()
 	for i := range r.blocks {
 		r.blocks[i].Meta = r.meta(i, r.class)
@@ -195,6 +185,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		}
 	}
 	d.regions[r.id] = r
+	d.owners.set(r.id, r.owner)
 	return r, nil
 }
 
@@ -260,30 +251,40 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	}
 	d.log.Named("registry").Info("region removed", "region", r.id, "pid", pid, "reason", reason)
 	d.events.publish(api.Event{Type: typ, Region: r.id, PID: pid, Tenant: r.tenant, Blocks: len(r.blocks), Reason: reason})
+	d.owners.remove(r.id)
 }
 
-// removeRegion unregisters a region by ID.
-func (d *Daemon) removeRegion(id uint64) error {
+// removeRegion unregisters a region by ID for the daemon itself.
+func (d *Daemon) removeRegion(id uint64) error { return d.removeRegionAs(rootCaller, id) }
+
+// removeRegionAs unregisters a region by ID for caller c.
+func (d *Daemon) removeRegionAs(c caller, id uint64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r, ok := d.regions[id]
-	if !ok {
-		return notFound("region %d: no such region", id)
+	r, err := d.regionFor(c, id)
+	if err != nil {
+		return err
 	}
 	d.dropRegionLocked(r, "unregistered")
 	return nil
 }
 
 // reapLocked drops the regions of processes that exited or whose PID was
-// reused.
+// reused. Only the pidfd or a missing /proc entry says a process is gone:
+// any other failure to read /proc (out of file descriptors, say) keeps the
+// region and is logged.
 func (d *Daemon) reapLocked() {
 	for _, r := range d.regions {
-		if err := r.proc.Check(); err != nil {
-			reason := "process exited"
-			if errors.Is(err, numa.ErrPIDReused) {
-				reason = "pid reused by another process"
-			}
-			d.dropRegionLocked(r, reason)
+		err := r.proc.Check()
+		switch {
+		case err == nil:
+		case errors.Is(err, numa.ErrPIDReused):
+			d.dropRegionLocked(r, "pid reused by another process")
+		case errors.Is(err, numa.ErrProcessGone):
+			d.dropRegionLocked(r, "process exited")
+		default:
+			d.log.Named("registry").Warn("cannot check the region's process; keeping it", "region", r.id,
+				"pid", r.pid(), "error", err)
 		}
 	}
 }

@@ -9,14 +9,19 @@ import (
 // eviction: a region or block already think_complete keeps that class
 // (none and output_critical may be promoted, so they are no way back).
 func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, error) {
+	return d.updateRegionAs(rootCaller, id, req)
+}
+
+// updateRegionAs is updateRegion for caller c, who must own the region or
+// be root.
+func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api.Region, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r, ok := d.regions[id]
-	if !ok {
-		return api.Region{}, notFound("region %d: no such region", id)
+	r, err := d.regionFor(c, id)
+	if err != nil {
+		return api.Region{}, err
 	}
 	class, prio, rc := r.class, r.priority, r.refcount
-	var err error
 	if req.Class != nil {
 		if class, err = policy.ParseClass(*req.Class); err != nil {
 			return api.Region{}, badRequest("class: %v", err)

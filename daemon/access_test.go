@@ -1,0 +1,201 @@
+package daemon
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
+)
+
+// TestRegionOwnership: a non-root caller registers its own process, sees
+// and changes its own regions only, and learns nothing of root's.
+func TestRegionOwnership(t *testing.T) {
+	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
+	h := d.routes()
+	wl := startWorkload(t) // root's process
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	user := caller{pid: os.Getpid(), uid: 1000, gid: 1000} // this process, as a user
+	mine := doAs(h, user, "POST", "/v1/regions", fmt.Sprintf(`{"addr":%d,"length":%d,"block_size":65536}`,
+		testutil.Addr(buf), len(buf)))
+	if mine.Code != 201 {
+		t.Fatalf("registering its own process = %d %s", mine.Code, mine.Body)
+	}
+	var own api.Region
+	_ = json.Unmarshal(mine.Body.Bytes(), &own)
+	if own.PID != os.Getpid() {
+		t.Fatalf("a registration without pid names pid %d, want the caller %d", own.PID, os.Getpid())
+	}
+	root := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`,
+		wl.PID(), wl.Addr, wl.Size))
+	if root.Code != 201 {
+		t.Fatalf("root registering = %d %s", root.Code, root.Body)
+	}
+	var theirs api.Region
+	_ = json.Unmarshal(root.Body.Bytes(), &theirs)
+	rp := fmt.Sprintf("/v1/regions/%d", theirs.ID)
+	tests := []struct {
+		name, method, path, body string
+		code                     int
+	}{
+		{"register init", "POST", "/v1/regions", `{"pid":1,"addr":4096,"length":4096}`, 403},
+		{"register root's process", "POST", "/v1/regions",
+			fmt.Sprintf(`{"pid":%d,"addr":%d,"length":4096}`, wl.PID(), wl.Addr+(1<<20)), 403},
+		{"read root's region", "GET", rp, ``, 404},
+		{"change root's region", "PATCH", rp, `{"priority":"high"}`, 404},
+		{"hint root's region", "POST", rp + "/hints", `{"blocks":[0]}`, 404},
+		{"placement of root's region", "GET", rp + "/placement", ``, 404},
+		{"unregister root's region", "DELETE", rp, ``, 404},
+		{"record a trace", "POST", "/v1/trace", `{"path":"x.jsonl"}`, 403},
+		{"stop a trace", "DELETE", "/v1/trace", ``, 403},
+		{"change its own", "PATCH", fmt.Sprintf("/v1/regions/%d", own.ID), `{"priority":"high"}`, 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := doAs(h, user, tt.method, tt.path, tt.body)
+			if rec.Code != tt.code {
+				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, rec.Code, rec.Body, tt.code)
+			}
+			if strings.Contains(rec.Body.String(), "0x") {
+				t.Errorf("the answer %s shows an address", rec.Body)
+			}
+		})
+	}
+	for _, path := range []string{"/v1/regions", "/v1/placement"} {
+		var got []struct {
+			ID     uint64 `json:"id"`
+			Region uint64 `json:"region"`
+		}
+		rec := doAs(h, user, "GET", path, ``)
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != 1 || got[0].ID+got[0].Region != own.ID {
+			t.Errorf("%s as a user = %s, want its own region %d only", path, rec.Body, own.ID)
+		}
+	}
+	if rec := do(h, "GET", "/v1/regions", ``); strings.Count(rec.Body.String(), `"id"`) != 2 {
+		t.Errorf("/v1/regions as root = %s, want both regions", rec.Body)
+	}
+}
+
+func TestEventFilter(t *testing.T) {
+	o := newOwnerIndex()
+	o.set(1, 1000)
+	o.set(2, 0)
+	user := o.eventFilter(caller{uid: 1000})
+	if o.eventFilter(rootCaller) != nil {
+		t.Error("root's filter is not nil")
+	}
+	tests := []struct {
+		ev   api.Event
+		want bool
+	}{
+		{api.Event{Type: api.EventRegionRegistered, Region: 1}, true},
+		{api.Event{Type: api.EventRegionRegistered, Region: 2}, false},
+		{api.Event{Type: api.EventRegionDropped, Region: 3}, false},
+		{api.Event{Type: api.EventNodeFull}, true},
+		{api.Event{Type: api.EventCrossTenantEvict, Tenant: "a"}, false},
+	}
+	for _, tt := range tests {
+		if got := user(tt.ev); got != tt.want {
+			t.Errorf("filter(%+v) = %v, want %v", tt.ev, got, tt.want)
+		}
+	}
+}
+
+// TestRegionLimits: one region over api.max_regions_per_process or
+// api.max_regions is a 429 that names the setting.
+func TestRegionLimits(t *testing.T) {
+	d := newHandlerDaemon(t, "sampler \"fault\" {}\napi {\n  max_regions = 3\n  max_regions_per_process = 2\n}\n")
+	h := d.routes()
+	wl := startWorkload(t)
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	reg := func(pid int, addr uint64) int {
+		return do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":65536,"block_size":65536}`,
+			pid, addr)).Code
+	}
+	self := uint64(testutil.Addr(buf))
+	steps := []struct {
+		name string
+		pid  int
+		addr uint64
+		code int
+	}{
+		{"first of the process", os.Getpid(), self, 201},
+		{"second of the process", os.Getpid(), self + 65536, 201},
+		{"third of the process", os.Getpid(), self + 2*65536, 429},
+		{"another process", wl.PID(), wl.Addr, 201},
+		{"one more in all", wl.PID(), wl.Addr + 65536, 429},
+	}
+	for _, s := range steps {
+		if got := reg(s.pid, s.addr); got != s.code {
+			t.Fatalf("%s = %d, want %d", s.name, got, s.code)
+		}
+	}
+	rec := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":65536,"block_size":65536}`,
+		os.Getpid(), self+2*65536))
+	if !strings.Contains(rec.Body.String(), "api.max_regions") {
+		t.Errorf("429 body %s does not name the setting", rec.Body)
+	}
+}
+
+// TestTraceFiles: the API records only new files inside record.dir.
+func TestTraceFiles(t *testing.T) {
+	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
+	h := d.routes()
+	dir := d.Config().Record.Dir
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	existing := filepath.Join(dir, "existing.jsonl")
+	if err := os.WriteFile(existing, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		code int
+	}{
+		{"existing.jsonl", 409},
+		{existing, 409},
+		{"link.jsonl", 409},
+		{"out/new.jsonl", 403},
+		{victim, 403},
+		{"../x.jsonl", 403},
+		{"nodir/x.jsonl", 400},
+	}
+	for _, tt := range tests {
+		rec := do(h, "POST", "/v1/trace", fmt.Sprintf(`{"path":%q}`, tt.path))
+		if rec.Code != tt.code {
+			t.Errorf("trace %q = %d %s, want %d", tt.path, rec.Code, rec.Body, tt.code)
+		}
+		if rec.Code == 200 {
+			_, _ = d.StopTrace()
+		}
+	}
+	for _, f := range []string{victim, existing} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "keep" {
+			t.Errorf("%s = %q, %v: changed", f, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.jsonl")); err == nil {
+		t.Error("a trace was created outside record.dir")
+	}
+	if rec := do(h, "POST", "/v1/trace", `{"path":"new.jsonl"}`); rec.Code != 200 {
+		t.Fatalf("a new name = %d %s", rec.Code, rec.Body)
+	}
+	if _, err := d.StopTrace(); err != nil {
+		t.Fatal(err)
+	}
+}
