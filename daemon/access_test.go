@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/internal/testutil"
@@ -198,4 +199,34 @@ func TestTraceFiles(t *testing.T) {
 	if _, err := d.StopTrace(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzTraceName: whatever the request's path, an accepted name stays
+// inside the record directory.
+func FuzzTraceName(f *testing.F) {
+	for _, s := range []string{"t.jsonl", "/var/lib/kvtier/traces/a/b", "../x", "a/../../x", "/etc/passwd",
+		"/var/lib/kvtier/traces/../x", "/var/lib/kvtier/traces", "a//b/./c", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		name, err := traceName("/var/lib/kvtier/traces", path)
+		if err == nil && !filepath.IsLocal(name) {
+			t.Fatalf("traceName(%q) = %q, not local to the directory", path, name)
+		}
+	})
+}
+
+// FuzzCheckLabel: an accepted label is short, valid UTF-8 and printable.
+func FuzzCheckLabel(f *testing.F) {
+	for _, s := range []string{"", "tenant-a", "a\xffb", "\u00e9t\u00e9", "a\nb", strings.Repeat("x", 65)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if checkLabel("tenant", s) != nil {
+			return
+		}
+		if len(s) > MaxLabelBytes || !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+			t.Fatalf("checkLabel accepted %q", s)
+		}
+	})
 }

@@ -192,7 +192,8 @@ func FuzzRequests(f *testing.F) {
 		f.Fatalf("register = %d %s", r.Code, r.Body)
 	}
 	for _, s := range []string{seed, `{"class":"think_complete","think_complete":[{"offset":0,"length":65536}]}`,
-		`{"blocks":[0,1,15]}`, `{"pinned":[]}`, `{"refcount":2,"priority":"low"}`, `{"path":"/nonexistent/x"}`} {
+		`{"blocks":[0,1,15]}`, `{"pinned":[]}`, `{"refcount":2,"priority":"low"}`, `{"path":"/nonexistent/x"}`, `{"path":"../x"}`,
+		fmt.Sprintf(`{"addr":%d,"length":65536,"tenant":"a\udc00","name":"n"}`, testutil.Addr(buf))} {
 		for ep := range uint8(4) {
 			f.Add(ep, []byte(s))
 		}

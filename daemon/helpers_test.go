@@ -17,7 +17,7 @@ import (
 
 // TestMain lets the test binary double as the KV workload (see
 // testutil.RunWorkload).
-func TestMain(m *testing.M) { testutil.Main(m, nil) }
+func TestMain(m *testing.M) { testutil.Main(m, map[string]func(){apiClientChild: runAPIClient}) }
 
 // startWorkload starts a child whose buffer is faulted in before its
 // address is known.
