@@ -59,7 +59,7 @@ func TestCommandsAgainstDaemon(t *testing.T) {
 		}
 		lines := strings.Split(out, "\n")
 		want := fmt.Sprintf("%d   %d  alice   think_active  high      1     8 MiB  32      8 MiB  0 B   256 KiB", reg.ID, wl.pid())
-		if !strings.HasPrefix(lines[0], "ID  PID") || !strings.HasPrefix(lines[1], want) || !strings.Contains(out, "1 regions, 8 MiB") {
+		if !strings.HasPrefix(lines[0], "ID  PID") || !strings.HasPrefix(lines[1], want) || !strings.Contains(out, "1 region, 8 MiB") {
 			t.Errorf("regions output, want a row starting %q:\n%s", want, out)
 		}
 		code, out, errs = runCLI("regions", sock, "--json", "--pid", fmt.Sprint(wl.pid()))

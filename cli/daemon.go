@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon"
 )
 
@@ -70,11 +68,9 @@ func checkConfig(cmd *cobra.Command, f daemonFlags) error {
 		_ = json.NewEncoder(cmd.OutOrStdout()).Encode(out)
 	}
 	if err != nil {
-		var ce *daemon.ConfigError
-		if errors.As(err, &ce) {
-			return withCode(ExitUsage, err)
-		}
-		return err
+		// A missing or bad config is a failure (ExitError), not a usage
+		// error, with or without --check.
+		return withCode(ExitError, err)
 	}
 	if !f.asJSON {
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: config is valid\n", f.config)
@@ -85,20 +81,16 @@ func checkConfig(cmd *cobra.Command, f daemonFlags) error {
 func runDaemon(cmd *cobra.Command, f daemonFlags) error {
 	cfg, err := daemon.LoadConfig(f.config)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return withCode(ExitError, err)
 	}
 	v, _ := Version()
 	d, err := daemon.New(cfg, daemon.Options{Socket: f.socket, MetricsAddr: f.metrics,
 		LogLevel: f.logLevel, LogJSON: f.logJSON,
 		LogOutput: cmd.ErrOrStderr(), Version: v, Notifier: daemon.NewNotifier()})
 	if err != nil {
-		switch {
-		case errors.Is(err, daemon.ErrKernelTiering), errors.Is(err, bpf.ErrNotSupported):
-			return withCode(ExitUnsupported, err)
-		case errors.Is(err, os.ErrPermission), errors.Is(err, bpf.ErrPermission):
-			return withCode(ExitPermission, err)
-		}
-		return err
+		// kernel_tiering = "refuse" with the kernel's tiering on is
+		// ExitUnsupported; see classify for the rest.
+		return withCode(classify(err), err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -161,7 +161,7 @@ func TestPlacementWithoutDaemon(t *testing.T) {
 		t.Errorf("daemon note %q, kv %v", rep.Daemon, rep.KV)
 	}
 	code, out, _ = runCLI("placement", "--pid", fmt.Sprint(os.Getpid()), "--range", rng, "--socket", sock)
-	if code != ExitOK || !strings.Contains(out, fmt.Sprintf("total: %d pages in 1 mappings", pages)) ||
+	if code != ExitOK || !strings.Contains(out, fmt.Sprintf("total: %d pages in 1 mapping,", pages)) ||
 		!strings.Contains(out, "(daemon not running: KV regions not shown)") {
 		t.Errorf("text placement without the daemon (exit %d):\n%s", code, out)
 	}

@@ -192,12 +192,14 @@ func addPlacement(total *numa.Placement, pl numa.Placement) {
 	}
 }
 
-// placementExitCode maps numa's sentinels to exit codes.
+// placementExitCode is ExitError for a process that is gone or a range
+// it does not map, else the contract's code (classify): ExitPermission
+// when /proc or ptrace refuse the caller.
 func placementExitCode(err error) int {
 	if errors.Is(err, numa.ErrProcessGone) || errors.Is(err, numa.ErrBadRange) {
 		return ExitError
 	}
-	return numaExitCode(err)
+	return classify(err)
 }
 
 // writePlacement prints a report as a table or JSON.
@@ -224,8 +226,8 @@ func writePlacement(w io.Writer, rep placementReport, asJSON bool) error {
 		return err
 	}
 	t := rep.Total
-	if _, err := fmt.Fprintf(w, "\ntotal: %d pages in %d mappings, %s, not present %d, other %s\n",
-		t.Pages, len(rep.Regions), perNodeString(t.PerNode), t.NotPresent, errnoString(t.Errnos)); err != nil {
+	if _, err := fmt.Fprintf(w, "\ntotal: %d pages in %s, %s, not present %d, other %s\n",
+		t.Pages, plural(len(rep.Regions), "mapping", "mappings"), perNodeString(t.PerNode), t.NotPresent, errnoString(t.Errnos)); err != nil {
 		return err
 	}
 	switch {

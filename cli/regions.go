@@ -80,7 +80,7 @@ func writeRegions(w io.Writer, rs []api.Region) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d regions, %s: %s fast, %s slow\n", len(rs), topoBytes(size), topoBytes(fast),
+	_, err := fmt.Fprintf(w, "\n%s, %s: %s fast, %s slow\n", plural(len(rs), "region", "regions"), topoBytes(size), topoBytes(fast),
 		topoBytes(slow))
 	return err
 }

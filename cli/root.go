@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,11 +17,12 @@ var (
 // Version returns the version and commit the binary was built from.
 func Version() (string, string) { return version, commit }
 
-// Exit codes that scripts can rely on.
+// Exit codes that scripts can rely on, for every command (the README's
+// table; exitCode and classify map errors to them).
 const (
 	ExitOK          = 0 // success
-	ExitError       = 1 // the command failed
-	ExitUsage       = 2 // bad flags or arguments
+	ExitError       = 1 // the command failed: a missing or bad file or config, a process that is gone, an unhealthy daemon (status)
+	ExitUsage       = 2 // bad flags or arguments (including a --sysfs-root or --procfs-root that does not exist)
 	ExitUnreachable = 3 // the daemon is not running or its socket is missing
 	ExitPermission  = 4 // permission denied (socket, /proc, BPF)
 	ExitUnsupported = 5 // the kernel or hardware lacks a needed feature
@@ -90,12 +90,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	fmt.Fprintln(stderr, "kvtier:", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	if isUsage(err) {
-		return ExitUsage
-	}
-	return ExitError
+	return exitCode(err)
 }

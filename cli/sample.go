@@ -99,11 +99,8 @@ func sampleRegions(f sampleFlags) ([]bpf.Region, error) {
 	}
 	maps, err := numa.ReadMaps("", f.pid)
 	if err != nil {
-		code := ExitError
-		if errors.Is(err, numa.ErrProcessGone) {
-			code = ExitUsage
-		}
-		return nil, withCode(code, err)
+		// A process that is gone is ExitError, as for placement.
+		return nil, withCode(classify(err), err)
 	}
 	var out []bpf.Region
 	for _, m := range maps.AtLeast(f.minSize) {
@@ -113,7 +110,7 @@ func sampleRegions(f sampleFlags) ([]bpf.Region, error) {
 		out = append(out, mk(len(out), uint64(m.Start), uint64(m.End)))
 	}
 	if len(out) == 0 {
-		return nil, withCode(ExitUsage, fmt.Errorf("pid %d has no anonymous mapping of at least %d bytes (use --min-size or --range)", f.pid, f.minSize))
+		return nil, withCode(ExitError, fmt.Errorf("pid %d has no anonymous mapping of at least %d bytes (use --min-size or --range)", f.pid, f.minSize))
 	}
 	return out, nil
 }
@@ -221,12 +218,8 @@ func sampleExitCode(err error) int {
 	switch {
 	case errors.Is(err, bpf.ErrUnknownSampler), errors.Is(err, bpf.ErrBadRegion), errors.Is(err, bpf.ErrBadOption):
 		return ExitUsage
-	case errors.Is(err, bpf.ErrPermission):
-		return ExitPermission
-	case errors.Is(err, bpf.ErrNotSupported), errors.Is(err, bpf.ErrBusy):
-		return ExitUnsupported
 	}
-	return ExitError
+	return classify(err)
 }
 
 func writeSample(w io.Writer, rep *sampleReport, asJSON bool) error {

@@ -200,7 +200,6 @@ func TestSamplePerfWithoutPMU(t *testing.T) {
 // value, before any BPF program is loaded.
 func TestSampleUsageErrors(t *testing.T) {
 	self := fmt.Sprint(os.Getpid())
-	gone := startGonePID(t)
 	tests := []struct {
 		args []string
 		want string
@@ -216,8 +215,6 @@ func TestSampleUsageErrors(t *testing.T) {
 		{[]string{"--pid", self, "--range", "1000-zz"}, `end "zz" is not a hex address`},
 		{[]string{"--pid", self, "--sampler", "nope"}, `--sampler "nope": want one of `},
 		{[]string{"--pid", self, "--range", "1000-2000", "--sampler", "uprobe", "--abi", "rust"}, `hint ABI "rust"`},
-		{[]string{"--pid", self, "--min-size", "1099511627776"}, "has no anonymous mapping of at least 1099511627776 bytes"},
-		{[]string{"--pid", gone}, "pid " + gone + ": process is gone"},
 		{[]string{"--pid", self, "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"extra", "--pid", self}, "unknown command"},
 	}
@@ -225,6 +222,17 @@ func TestSampleUsageErrors(t *testing.T) {
 		code, stdout, stderr := runCLI(append([]string{"sample"}, tt.args...)...)
 		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, tt.want) {
 			t.Errorf("sample %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+	// What the process is or has is no usage error: exit 1 (as placement).
+	gone := startGonePID(t)
+	for args, want := range map[string]string{
+		"--pid " + gone: "pid " + gone + ": process is gone",
+		"--pid " + self + " --min-size 1099511627776": "has no anonymous mapping of at least 1099511627776 bytes",
+	} {
+		code, _, stderr := runCLI(append([]string{"sample"}, strings.Fields(args)...)...)
+		if code != ExitError || !strings.Contains(stderr, want) {
+			t.Errorf("sample %s: exit %d, stderr %q; want exit 1 and %q", args, code, stderr, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func newStatusCmd() *cobra.Command {
 		Long: "Ask the running daemon for its status: health, uptime, policy, budgets and\n" +
 			"how much of them the last epoch used, tenants, samplers with their event and\n" +
 			"drop rates (measured over --rate-window; 0 averages since the daemon started)\n" +
-			"and the last epoch's decision time.",
+			"and the last epoch's decision time.\n" + healthRule,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if window < 0 {
@@ -39,9 +39,14 @@ func newStatusCmd() *cobra.Command {
 				return err
 			}
 			if f.asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
+				err = json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
+			} else {
+				err = writeStatus(cmd.OutOrStdout(), rep)
 			}
-			return writeStatus(cmd.OutOrStdout(), rep)
+			if err != nil {
+				return err
+			}
+			return unhealthy(rep)
 		},
 	}
 	f.add(cmd)
@@ -55,6 +60,8 @@ type statusReport struct {
 	api.Status
 	Healthy  bool     `json:"healthy"`
 	Problems []string `json:"problems"`
+	// Warnings are listed but leave the daemon healthy (see healthRule).
+	Warnings []string `json:"warnings"`
 	// RateSeconds is the window the sampler rates were measured over.
 	RateSeconds  float64       `json:"rate_seconds"`
 	SamplerRates []samplerRate `json:"sampler_rates"`
@@ -91,7 +98,7 @@ func statusWithRates(ctx context.Context, c *api.Client, window time.Duration) (
 // newStatusReport derives rates and problems from two status samples (the
 // same one twice for averages since the start).
 func newStatusReport(first, last api.Status) statusReport {
-	rep := statusReport{Status: last, Problems: []string{}, SamplerRates: []samplerRate{}}
+	rep := statusReport{Status: last, Problems: []string{}, Warnings: []string{}, SamplerRates: []samplerRate{}}
 	secs := last.UptimeSeconds - first.UptimeSeconds
 	base := map[string]api.SamplerStatus{}
 	if secs <= 0 || first.PID != last.PID {
@@ -110,7 +117,7 @@ func newStatusReport(first, last api.Status) statusReport {
 			r.DropsPerSec = float64(s.Drops-b.Drops) / secs
 		}
 		if s.Error != "" {
-			rep.Problems = append(rep.Problems, fmt.Sprintf("sampler %s: %s", s.Name, s.Error))
+			rep.addSamplerError(s)
 		}
 		if r.DropsPerSec > 0 {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("sampler %s drops %.1f events/s "+
@@ -119,8 +126,9 @@ func newStatusReport(first, last api.Status) statusReport {
 		rep.SamplerRates = append(rep.SamplerRates, r)
 	}
 	if sm := last.Sampling; sm != nil && !sm.SteadyState && sm.Problem != "" {
-		rep.Problems = append(rep.Problems, sm.Problem)
+		rep.Warnings = append(rep.Warnings, sm.Problem)
 	}
+	rep.checkSamplersFailed(last.Samplers)
 	if last.Epoch.LastError != "" {
 		rep.Problems = append(rep.Problems, "last epoch: "+last.Epoch.LastError)
 	}
@@ -134,13 +142,12 @@ func newStatusReport(first, last api.Status) statusReport {
 
 func writeStatus(w io.Writer, rep statusReport) error {
 	s := rep.Status
-	health := "healthy"
-	if !rep.Healthy {
-		health = fmt.Sprintf("%d problem(s)", len(rep.Problems))
-	}
-	fmt.Fprintf(w, "kvtier daemon %s, pid %d, up %s, %s\n", s.Version, s.PID, uptime(s.UptimeSeconds), health)
+	fmt.Fprintf(w, "kvtier daemon %s, pid %d, up %s, %s\n", s.Version, s.PID, uptime(s.UptimeSeconds), healthString(rep))
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "  problem: %s\n", p)
+	}
+	for _, p := range rep.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", p)
 	}
 	config := s.ConfigFile
 	if config == "" {

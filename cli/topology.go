@@ -2,9 +2,9 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -30,13 +30,16 @@ func newTopologyCmd() *cobra.Command {
 			"fights a user-space placer. Works without the daemon.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkRoots(cmd, map[string]string{"sysfs-root": sysRoot, "procfs-root": procRoot}); err != nil {
+				return err
+			}
 			topo, err := numa.ReadTopology(sysRoot)
 			if err != nil {
-				return withCode(numaExitCode(err), err)
+				return withCode(classify(err), err)
 			}
 			ks, err := numa.ReadKernelState(procRoot, sysRoot)
 			if err != nil {
-				return withCode(numaExitCode(err), err)
+				return withCode(classify(err), err)
 			}
 			if asJSON {
 				return json.NewEncoder(cmd.OutOrStdout()).Encode(topologyJSON{topo, ks, kernelConflicts(ks)})
@@ -63,15 +66,19 @@ func kernelConflicts(ks numa.KernelState) []string {
 	return []string{}
 }
 
-// numaExitCode maps numa's sentinels to exit codes.
-func numaExitCode(err error) int {
-	switch {
-	case errors.Is(err, numa.ErrNotSupported):
-		return ExitUnsupported
-	case errors.Is(err, numa.ErrPermission):
-		return ExitPermission
+// checkRoots makes a --sysfs-root or --procfs-root that was given but does
+// not exist a usage error: the operator mistyped a path, while a /sys
+// without NUMA nodes is a kernel that lacks them (ExitUnsupported).
+func checkRoots(cmd *cobra.Command, roots map[string]string) error {
+	for flag, dir := range roots {
+		if !cmd.Flags().Changed(flag) {
+			continue
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageError("--%s %s: not a directory", flag, dir)
+		}
 	}
-	return ExitError
+	return nil
 }
 
 func writeTopology(w io.Writer, topo *numa.Topology, ks numa.KernelState) error {
