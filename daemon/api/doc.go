@@ -20,6 +20,25 @@
 //	POST   /v1/trace                    start recording (TraceRequest -> TraceStatus)
 //	DELETE /v1/trace                    stop recording (TraceStatus)
 //
-// Errors are 4xx or 5xx responses with an Error body. The package depends on
-// the standard library only, so engines and tools can import it cheaply.
+// Errors are 4xx or 5xx responses with an Error body (JSON): 400 for a bad
+// request, 403 for what the caller may not do, 404 for a missing region or
+// endpoint, 405 (with Allow) for a wrong method on a known path, 409 for a
+// conflict, 413 for a body over api.max_body, 429 over api.max_regions or
+// api.max_regions_per_process.
+//
+// # Who may do what
+//
+// The daemon reads each caller's credentials from the socket (SO_PEERCRED).
+// Root may do everything. Anyone else may register a process only if it is
+// that process or could ptrace it (same uid and gid, dumpable; or
+// CAP_SYS_PTRACE), and sees and changes only the regions it registered;
+// other regions are 404 to it and absent from lists and the event stream.
+// RegisterRequest.PID 0 (omitted) means the calling process, as the kernel
+// names it in the daemon's PID namespace: engines in containers omit it.
+// POST and DELETE /v1/trace are root-only; TraceRequest.Path is a new file
+// inside the daemon's record directory (record.dir), by name or absolute
+// path.
+//
+// The package depends on the standard library only, so engines and tools
+// can import it cheaply.
 package api

@@ -32,16 +32,18 @@ type Range struct {
 
 // RegisterRequest registers a KV buffer of a process as a region.
 type RegisterRequest struct {
+	// PID is the process whose memory the region is; 0 (omitted) is the
+	// calling process.
 	PID       int     `json:"pid"`
-	Addr      uint64  `json:"addr"`       // start address, page aligned
-	Length    uint64  `json:"length"`     // bytes, a multiple of BlockSize
-	BlockSize uint64  `json:"block_size"` // bytes per KV block; 0 is the daemon's default (2MiB)
-	Tenant    string  `json:"tenant,omitempty"`
+	Addr      uint64  `json:"addr"`               // start address, page aligned
+	Length    uint64  `json:"length"`             // bytes, a multiple of BlockSize
+	BlockSize uint64  `json:"block_size"`         // bytes per KV block, a multiple of the page size up to 1GiB; 0 is 2MiB
+	Tenant    string  `json:"tenant,omitempty"`   // at most 64 bytes of printable UTF-8
 	Class     string  `json:"class,omitempty"`    // default "none"
 	Priority  string  `json:"priority,omitempty"` // default "normal"
 	RefCount  int32   `json:"refcount,omitempty"` // default 1
 	Pinned    []Range `json:"pinned,omitempty"`
-	Name      string  `json:"name,omitempty"` // free-form label
+	Name      string  `json:"name,omitempty"` // free-form label, at most 64 bytes of printable UTF-8
 }
 
 // UpdateRequest changes a region. Absent fields are left unchanged.
@@ -293,7 +295,8 @@ type Event struct {
 	Reason    string    `json:"reason,omitempty"`
 }
 
-// TraceRequest starts recording a trace to Path (a file the daemon writes).
+// TraceRequest starts recording a trace to Path: a new file inside the
+// daemon's record directory, named relative to it or by an absolute path.
 type TraceRequest struct {
 	Path string `json:"path"`
 }

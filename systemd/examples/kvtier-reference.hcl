@@ -86,11 +86,20 @@ rule "sglang" {
   priority = "low"
 }
 
+# Who may do what is decided per request from the caller's credentials
+# (SO_PEERCRED): root may do everything; anyone else who reaches the socket
+# may register only processes it could ptrace (its own, dumpable, or any
+# with CAP_SYS_PTRACE), sees and changes only the regions it registered,
+# and may not record traces.
 api {
   socket   = "/run/kvtier/kvtier.sock"
   mode     = "0660"
   group    = "kvtier"  # members may use the CLI; needs CAP_CHOWN (the unit has it)
   max_body = "1MiB"
+  max_regions             = 8192  # regions registered at once; one more is a 429
+  max_regions_per_process = 1024  # regions of one process; one more is a 429
+  read_timeout            = "30s" # reading one request, body included
+  idle_timeout            = "60s" # keep-alive connections idle that long are closed
 }
 
 metrics {
@@ -104,6 +113,9 @@ log {
 
 # Record what the daemon samples and decides as a kvtier JSONL trace;
 # `kvtier sim --trace FILE --fast-bytes SIZE --policy P` replays it.
+# path records from the start (an existing file is truncated); dir is
+# the only place `POST /v1/trace` (root only) may write, new files only.
 record {
   path = "/var/lib/kvtier/trace.jsonl"
+  dir  = "/var/lib/kvtier/traces"
 }
