@@ -23,8 +23,10 @@ func TestBinaryCheck(t *testing.T) {
 	os.WriteFile(bad, []byte("epoch = \"1s\"\nbudgets {\n  fast_bytes = \"lots\"\n}\n"), 0o600)
 	out, err := exec.Command(bin, "daemon", "--check", "--config", bad).CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
-		t.Fatalf("--check of a bad config: %v, want exit 2\n%s", err, out)
+	// A bad config is a failure (exit 1), not a usage error (the README's
+	// exit-code table).
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("--check of a bad config: %v, want exit 1\n%s", err, out)
 	}
 	if !strings.Contains(string(out), bad+":3:16: Invalid size: fast_bytes") {
 		t.Fatalf("--check output lacks the position:\n%s", out)
@@ -33,8 +35,8 @@ func TestBinaryCheck(t *testing.T) {
 	abi := filepath.Join(dir, "abi.hcl")
 	os.WriteFile(abi, []byte("sampler \"uprobe\" {\n  abi = \"fortran\"\n}\n"), 0o600)
 	out, err = exec.Command(bin, "daemon", "--check", "--config", abi).CombinedOutput()
-	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), abi+":2:9: Invalid sampler parameter") {
-		t.Fatalf("--check of a bad sampler abi: %v, want exit 2 at %s:2:9\n%s", err, abi, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), abi+":2:9: Invalid sampler parameter") {
+		t.Fatalf("--check of a bad sampler abi: %v, want exit 1 at %s:2:9\n%s", err, abi, out)
 	}
 	good := filepath.Join(dir, "good.hcl")
 	os.WriteFile(good, []byte(testConfig), 0o600)
