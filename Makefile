@@ -28,9 +28,11 @@ print-ldflags:
 ## test: lint, unit and privileged tests, short fuzz runs, end-to-end tests
 test: lint unit fuzz e2e
 
-## unit: every package's tests (privileged ones run as root)
+## unit: every package's tests (privileged ones run as root), printed as plain
+##   go test prints them, then every skipped test with its reason
+##   (internal/testsummary reads go test -json)
 unit:
-	CGO_ENABLED=0 $(GO) test -count=1 ./...
+	CGO_ENABLED=0 bash -o pipefail -c '$(GO) test -count=1 -json ./... | $(GO) run ./internal/testsummary'
 
 ## lint: go vet and staticcheck (pinned in go.mod's tool block)
 lint:
