@@ -85,10 +85,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(stderr, "kvtier:", err)
-	return exitCode(err)
+	code := exitCode(err)
+	printError(stderr, cmd, args, err, code)
+	return code
 }
