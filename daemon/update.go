@@ -21,15 +21,11 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 	if err != nil {
 		return api.Region{}, err
 	}
-	class, prio, rc := r.class, r.priority, r.refcount
-	if req.Class != nil {
-		if class, err = policy.ParseClass(*req.Class); err != nil {
-			return api.Region{}, badRequest("class: %v", err)
-		}
-		if r.class == policy.ClassThinkComplete && class != policy.ClassThinkComplete {
-			return api.Region{}, badRequest("class: region %d is think_complete; classes demote one way", id)
-		}
+	class, err := nextClass(r, req.Class)
+	if err != nil {
+		return api.Region{}, err
 	}
+	prio, rc := r.priority, r.refcount
 	if req.Priority != nil {
 		if prio, err = ParsePriority(*req.Priority); err != nil {
 			return api.Region{}, badRequest("priority: %v", err)
@@ -85,4 +81,20 @@ func inRanges(r *region, i int, rs []api.Range) bool {
 		}
 	}
 	return false
+}
+
+// nextClass is the class r takes for a requested class (nil: unchanged).
+// Classes only move toward eviction from think_complete.
+func nextClass(r *region, req *string) (policy.Class, error) {
+	if req == nil {
+		return r.class, nil
+	}
+	class, err := policy.ParseClass(*req)
+	if err != nil {
+		return class, badRequest("class: %v", err)
+	}
+	if r.class == policy.ClassThinkComplete && class != policy.ClassThinkComplete {
+		return class, badRequest("class: region %d is think_complete; classes demote one way", r.id)
+	}
+	return class, nil
 }
