@@ -72,8 +72,10 @@ func TestExitCodeContract(t *testing.T) {
 		{"placement, no such process", []string{"placement", "--pid", goneProcess, "--socket", noSock}, ExitError, "process is gone"},
 		{"sample, no such process", []string{"sample", "--pid", goneProcess}, ExitError, "process is gone"},
 		{"sample, no large mapping", []string{"sample", "--pid", self, "--min-size", "1099511627776000"}, ExitError, "no anonymous mapping"},
-		{"sim, missing trace", []string{"sim", "--trace", filepath.Join(dir, "missing.jsonl")}, ExitError, "missing.jsonl"},
-		{"trace stats, missing trace", []string{"trace", "stats", filepath.Join(dir, "missing.jsonl")}, ExitError, "missing.jsonl"},
+		{"sim, missing trace", []string{"sim", "--trace", filepath.Join(dir, "missing.jsonl")}, ExitError,
+			"kvtier: opening trace " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory\n"},
+		{"trace stats, missing trace", []string{"trace", "stats", filepath.Join(dir, "missing.jsonl")}, ExitError,
+			"kvtier: opening trace " + filepath.Join(dir, "missing.jsonl") + ": no such file or directory\n"},
 
 		{"topology, missing --sysfs-root", []string{"topology", "--sysfs-root", filepath.Join(dir, "nonexistent")}, ExitUsage, "--sysfs-root"},
 		{"topology, missing --procfs-root", []string{"topology", "--procfs-root", filepath.Join(dir, "nonexistent")}, ExitUsage, "--procfs-root"},

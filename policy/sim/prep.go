@@ -112,11 +112,13 @@ func (mi *metaIndex) of(id uint32, m *policy.Meta) (uint32, bool) {
 }
 
 // Prepare reads the trace once. open is called again for each replay of a
-// trace with too many distinct metadata values to keep.
+// trace with too many distinct metadata values to keep. open's errors are
+// returned as they are: they name the trace or workload (trace.OpenWith,
+// trace.NewWorkload do), and a second "opening trace" would repeat it.
 func Prepare(name string, open Opener) (*Trace, error) {
 	r, err := open()
 	if err != nil {
-		return nil, fmt.Errorf("opening trace %s: %w", name, err)
+		return nil, err
 	}
 	defer closeReader(r)
 	t := &Trace{Name: name, open: open, code: []uint32{}}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +61,13 @@ func Open(path string) (Closer, error) { return OpenWith(path, OpenOptions{}) }
 func OpenWith(path string, opt OpenOptions) (Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("opening trace: %w", err)
+		// The message names the path once: "opening trace P: no such
+		// file or directory" (errors.Is still sees fs.ErrNotExist).
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("opening trace %s: %w", path, err)
 	}
 	format := opt.Format
 	if format == FormatUnknown {
