@@ -10,9 +10,10 @@ import (
 )
 
 // NewLogger returns the daemon's root logger named "kvtier", writing text
-// or JSON (for journald) at the configured level.
+// or JSON (for journald) at the configured level. In JSON, durations are
+// strings such as "1.5s", as in text (see durationLogger).
 func NewLogger(cfg LogConfig, w io.Writer) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{
+	l := hclog.New(&hclog.LoggerOptions{
 		Name:            "kvtier",
 		Level:           levelOf(cfg.Level),
 		JSONFormat:      cfg.JSON,
@@ -20,6 +21,10 @@ func NewLogger(cfg LogConfig, w io.Writer) hclog.Logger {
 		IncludeLocation: false,
 		TimeFormat:      "2006-01-02T15:04:05.000Z07:00",
 	})
+	if cfg.JSON {
+		return durationLogger{l}
+	}
+	return l
 }
 
 // LogLevels are the levels log.level and --log-level accept.
