@@ -222,6 +222,17 @@ func sampleExitCode(err error) int {
 	return classify(err)
 }
 
+// sampleHint says why a sampler that cannot see steady state counted
+// nothing: a busy process re-reading resident memory faults no more.
+func sampleHint(rep *sampleReport) string {
+	sight, err := bpf.SightOf(rep.Sampler)
+	if err != nil || sight.SteadyState || rep.Stats.Matched > 0 {
+		return ""
+	}
+	return fmt.Sprintf("(nothing counted: %s sees only %s; it misses %s. "+
+		"Try --sampler damon or perf, which see steady-state accesses.)", rep.Sampler, sight.Sees, sight.Misses)
+}
+
 func writeSample(w io.Writer, rep *sampleReport, asJSON bool) error {
 	if asJSON {
 		return json.NewEncoder(w).Encode(rep)
@@ -229,6 +240,9 @@ func writeSample(w io.Writer, rep *sampleReport, asJSON bool) error {
 	st := rep.Stats
 	fmt.Fprintf(w, "sampler %s, pid %d, %.1fs: %d events, %d counted, %d outside the regions, %d dropped\n",
 		rep.Sampler, rep.PID, rep.Seconds, st.Events, st.Matched, st.Outside, st.Drops)
+	if hint := sampleHint(rep); hint != "" {
+		fmt.Fprintln(w, hint)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REGION\tRANGE\tBLOCK SIZE")
 	for _, r := range rep.Regions {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/numa"
 )
 
@@ -247,4 +248,26 @@ func startGonePID(t *testing.T) string {
 	}
 	_ = wl.cmd.Wait()
 	return fmt.Sprint(pid)
+}
+
+// TestSampleHint: a fault sampler that counted nothing says why; a
+// steady-state sampler, or one that counted, says nothing more.
+func TestSampleHint(t *testing.T) {
+	tests := []struct {
+		sampler string
+		matched uint64
+		want    string
+	}{
+		{"fault", 0, "nothing counted: fault sees only page faults: first touches"},
+		{"sw-page-faults", 0, "Try --sampler damon or perf"},
+		{"fault", 3, ""},
+		{"damon", 0, ""},
+	}
+	for _, tt := range tests {
+		rep := &sampleReport{Sampler: tt.sampler, Stats: bpf.Stats{Matched: tt.matched}}
+		got := sampleHint(rep)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s with %d counted: hint %q, want %q", tt.sampler, tt.matched, got, tt.want)
+		}
+	}
 }
