@@ -64,7 +64,7 @@ e2e:
 	CGO_ENABLED=0 $(GO) test -tags e2e -count=1 -v -timeout $(E2ETIMEOUT) ./test/...
 
 ## demo: boot a two-node guest (node 1 an emulated CXL expander), run the
-##   daemon and a KV workload in it and tell the story (about two minutes;
+##   daemon and a KV workload in it and tell the story (about 40 seconds;
 ##   as root, test/deps.sh installs QEMU and fetches the kernel on first use)
 demo:
 	CGO_ENABLED=0 $(GO) run ./test/demo

@@ -69,7 +69,7 @@ func newSimCmd() *cobra.Command {
 	fl.IntVar(&f.capacityBlocks, "capacity-blocks", 0, "blocks mode: capacity in unit blocks (implies --mode blocks)")
 	fl.IntVar(&f.prefetch, "prefetch", 0, "cache mode: blocks prefetched after a miss")
 	fl.Int64Var(&f.horizon, "horizon", 24, "re-promotion horizon in accesses")
-	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison (what make demo runs)")
+	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison of every online policy against LRU and Bélády (a few seconds)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	return cmd
 }
