@@ -196,7 +196,7 @@ func (r *run) checkBudgets() {
 				dt := span[j].Unix - span[i].Unix
 				db := span[j].sum(migratedBytes) - span[i].sum(migratedBytes)
 				if dt >= budgetEpoch && db > limit*(dt+budgetEpoch) {
-					r.fatal("%s: %v bytes moved in %.2fs (t=%.2f-%.2fs), limit %v bytes/s (+ one epoch)", what, db, dt, span[i].T, span[j].T, limit)
+					r.fatal("%s: %.0f bytes moved in %.2fs (t=%.2f-%.2fs), limit %.0f bytes/s (+ one epoch)", what, db, dt, span[i].T, span[j].T, limit)
 				}
 				if dt >= 2*budgetEpoch {
 					peak = max(peak, db/dt)
@@ -217,7 +217,7 @@ func (r *run) checkBudgets() {
 	moved := s.last().get(`kvtier_migrated_bytes_total{direction="demote"}`)
 	epochs := s.last().get(epochsTotal)
 	if moved < float64((budgetArenaBlocks-budgetFastBytes/budgetBlockBytes)*budgetBlockBytes) {
-		r.fatal("only %v bytes demoted, want the %d blocks beyond the fast-tier budget", moved, budgetArenaBlocks-budgetFastBytes/budgetBlockBytes)
+		r.fatal("only %.0f bytes demoted, want the %d blocks beyond the fast-tier budget", moved, budgetArenaBlocks-budgetFastBytes/budgetBlockBytes)
 	}
 	var w whereReport
 	r.decode("where-budgets", &w)
@@ -229,7 +229,7 @@ func (r *run) checkBudgets() {
 		r.fatal("pinned block 0 left node 0: blocks %v", w.Arenas[0].Blocks)
 	}
 	r.wantReportOK("report-budgets")
-	r.t.Logf("budgets: %v bytes demoted over %v epochs; peak %v pages in one epoch (limit %d); peak rate %.2f MiB/s over >= 2s before the reload (limit 6), %.2f MiB/s after (limit 2); fast blocks %v",
+	r.t.Logf("budgets: %.0f bytes demoted over %v epochs; peak %v pages in one epoch (limit %d); peak rate %.2f MiB/s over >= 2s before the reload (limit 6), %.2f MiB/s after (limit 2); fast blocks %v",
 		moved, epochs, maxPages, budgetPages, peakBefore/(1<<20), peakAfter/(1<<20), fast)
 	// The budget gauge is the epoch's bytes over the epoch's length, the
 	// rate the budget limits (it was the mover's burst speed, many times
@@ -244,7 +244,7 @@ func (r *run) checkBudgets() {
 		peakGauge = max(peakGauge, v)
 	}
 	if peakGauge == 0 {
-		r.fatal("%s stayed 0 while %v bytes were demoted", bytesRatio, moved)
+		r.fatal("%s stayed 0 while %.0f bytes were demoted", bytesRatio, moved)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -85,8 +86,11 @@ func (s sample) labelled(family string) string {
 	var out []string
 	for k, x := range s.M {
 		if k == family || strings.HasPrefix(k, family+"{") {
-			out = append(out, fmt.Sprintf("%s=%g", strings.TrimPrefix(k, family), x))
+			out = append(out, fmt.Sprintf("%s=%s", strings.TrimPrefix(k, family), strconv.FormatFloat(x, 'f', -1, 64)))
 		}
+	}
+	if len(out) == 0 {
+		return "none"
 	}
 	sort.Strings(out)
 	return strings.Join(out, " ")
