@@ -63,6 +63,10 @@ func newAblateCmd() *cobra.Command {
 			}
 			elapsed := time.Since(start)
 			v, c := Version()
+			if v == "dev" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "kvtier: warning: this binary has no version stamped "+
+					"(metadata.json will say version dev, commit unknown); build it with `make build`")
+			}
 			meta := sim.Metadata{Grid: g, Version: v, Commit: c, Workers: workers,
 				Command: "kvtier " + strings.Join(os.Args[1:], " ")}
 			files, err := sim.WriteArtifacts(outDir, meta, rs)
