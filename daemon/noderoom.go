@@ -1,17 +1,27 @@
 package daemon
 
+import "github.com/kvtier/kvtier/numa"
+
 // The fast node's room. An operator's fast_bytes budget bounds what kvtier
 // keeps in the fast tier, but the node itself may hold less: first touch
 // fills it, and the engine and everything else allocate there too. Every
 // epoch the planner's capacity is capped at what the node can hold: the
-// tracked blocks already there plus the node's free memory less a reserve
-// (nodeReserve), so promotions never run the node into its watermarks,
-// where move_pages fails with ENOMEM, and when other memory fills the
-// node, the tier gives room back, coldest blocks first. With fast_bytes
-// = 0 (the default config) the node's room is the only limit.
+// tracked blocks already there plus the room left on the node, so that
+// promotions never run it into its watermarks, where move_pages fails with
+// ENOMEM, and when other memory fills the node, the tier gives room back,
+// coldest blocks first. With fast_bytes = 0 (the default config) the
+// node's room is the only limit.
+//
+// The room is what /proc/zoneinfo leaves above each zone's high watermark
+// and its protection against movable allocations (numa.NodeRoom), less
+// one of the largest blocks; where zoneinfo cannot be read, the node's
+// MemFree less nodeReserve. MemFree alone overstates it: in a 6.12 guest
+// with 384 MiB on node 0, move_pages to node 0 failed with ENOMEM at
+// 17 MiB free, 15 MiB of it in the DMA zone that user pages cannot have.
 
-// nodeReserve is the free memory kvtier leaves on the fast node: two of
-// the largest blocks, at least 4 MiB and 0.5% of the node.
+// nodeReserve is the free memory kvtier leaves on the fast node when only
+// its MemFree is known: two of the largest blocks, at least 4 MiB and
+// 0.5% of the node.
 func (d *Daemon) nodeReserve() int64 {
 	r := max(2*d.maxBlockSize(), 4<<20)
 	for _, n := range d.topo.Nodes {
@@ -22,17 +32,29 @@ func (d *Daemon) nodeReserve() int64 {
 	return int64(r)
 }
 
+// nodeRoom is the fast node's room for promotions now; ok is false when
+// neither zoneinfo nor the node's meminfo can be read.
+func (d *Daemon) nodeRoom() (room int64, ok bool) {
+	if r, err := numa.NodeRoom(d.opts.ProcRoot, d.fastNode); err == nil {
+		return int64(r) - int64(d.maxBlockSize()), true
+	}
+	free, err := d.topo.NodeFree(d.fastNode)
+	if err != nil {
+		return 0, false
+	}
+	return int64(free) - d.nodeReserve(), true
+}
+
 // nodeRoomLocked caps the planner's fast tier at the fast node's room for
-// the next plan; when the node's free memory cannot be read, only the
-// budget applies.
+// the next plan; when it cannot be read, only the budget applies.
 func (d *Daemon) nodeRoomLocked() {
 	if !d.moving {
 		return
 	}
-	free, err := d.topo.NodeFree(d.fastNode)
-	if err != nil {
+	room, ok := d.nodeRoom()
+	if !ok {
 		d.planner.SetFastLimit(0)
 		return
 	}
-	d.planner.SetFastLimit(d.planner.FastBytes() + int64(free) - d.nodeReserve())
+	d.planner.SetFastLimit(d.planner.FastBytes() + room)
 }

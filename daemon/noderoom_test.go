@@ -12,29 +12,43 @@ import (
 )
 
 // TestNodeRoom: the planner's fast tier is capped at the tracked fast
-// bytes plus node 0's free memory less the reserve (0.5% of the node, at
-// least 4 MiB), under fast_bytes when that is lower; with node 0's free
-// memory unreadable only the budget applies.
+// bytes plus node 0's room: what /proc/zoneinfo leaves above the zones'
+// high watermarks and protection (numa.NodeRoom) or, without zoneinfo,
+// MemFree less the reserve (0.5% of the node, at least 4 MiB), under
+// fast_bytes when that is lower; with neither readable only the budget
+// applies.
 func TestNodeRoom(t *testing.T) {
 	skipUnlessRoot(t)
 	sys := filepath.Join(t.TempDir(), "sys")
 	if err := os.CopyFS(sys, os.DirFS(filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys"))); err != nil {
 		t.Fatal(err)
 	}
+	zoneinfo, err := os.ReadFile(filepath.Join("..", "numa", "testdata", "zoneinfo", "two-node"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	meminfo := filepath.Join(sys, "devices", "system", "node", "node0", "meminfo")
 	const mib = 1 << 20
 	for _, tc := range []struct {
-		name    string
-		budget  string
-		freeMiB int64 // -1: meminfo missing
-		want    int64
+		name     string
+		budget   string
+		zoneinfo bool
+		freeMiB  int64 // -1: meminfo missing
+		want     int64
 	}{
-		{"no budget: the node's room", "0", 100, 100*mib - 8*mib},
-		{"a budget below the room", "\"64MiB\"", 100, 64 * mib},
-		{"a full node: no room at all", "0", 2, 1},
-		{"meminfo unreadable: budget only", "\"64MiB\"", -1, 64 * mib},
+		{"zoneinfo: above the watermarks", "0", true, 100, (20000 - 9847 - 100 - 4736) * 4096},
+		{"no zoneinfo: MemFree less the reserve", "0", false, 100, 100*mib - 8*mib},
+		{"a budget below the room", "\"16MiB\"", true, 100, 16 * mib},
+		{"a full node: no room at all", "0", false, 2, 1},
+		{"neither readable: budget only", "\"64MiB\"", false, -1, 64 * mib},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			proc := t.TempDir()
+			if tc.zoneinfo {
+				if err := os.WriteFile(filepath.Join(proc, "zoneinfo"), zoneinfo, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			body := []byte("Node 0 MemTotal: 1638400 kB\nNode 0 MemFree: " + itoa(max(tc.freeMiB, 0)*1024) + " kB\n")
 			if err := os.WriteFile(meminfo, body, 0o644); err != nil {
 				t.Fatal(err)
@@ -43,7 +57,7 @@ func TestNodeRoom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
+			d, err := New(cfg, Options{SysRoot: sys, ProcRoot: proc, Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +72,7 @@ func TestNodeRoom(t *testing.T) {
 			got := d.planner.Capacity()
 			d.mu.Unlock()
 			if got != tc.want {
-				t.Errorf("capacity %d, want %d (reserve %d)", got, tc.want, d.nodeReserve())
+				t.Errorf("capacity %d, want %d", got, tc.want)
 			}
 		})
 	}
