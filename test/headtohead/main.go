@@ -41,6 +41,7 @@ func run() error {
 	prebuilt := flag.String("prebuilt", "", "directory with prebuilt guest binaries (kvtier, probe, hhwork) to use")
 	logs := flag.String("logs", "test/.cache/headtohead", "directory of the guests' console logs")
 	from := flag.String("from", "", "rewrite the report from this results.json instead of running")
+	update := flag.String("update", "", "run -configs and replace their runs in this results.json (the others are kept)")
 	flag.Parse()
 	if *from != "" {
 		res, err := report.ReadJSON(*from)
@@ -62,6 +63,9 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := bench.Run(ctx, opt)
+	if res != nil && *update != "" {
+		res, err = merge(*update, res, err)
+	}
 	if res != nil {
 		res.Command = strings.Join(os.Args, " ")
 		if werr := report.WriteAll(*out, res); werr != nil && err == nil {
@@ -70,6 +74,41 @@ func run() error {
 		fmt.Printf("%s", report.Markdown(res))
 	}
 	return err
+}
+
+// merge replaces the runs of old (a results.json) by those of res with
+// the same configuration, in old's order, and appends the new ones.
+func merge(old string, res *report.Results, runErr error) (*report.Results, error) {
+	prev, err := report.ReadJSON(old)
+	if err != nil {
+		return res, errors.Join(runErr, err)
+	}
+	fresh := map[string]report.Run{}
+	for _, r := range res.Runs {
+		fresh[r.Config] = r
+	}
+	for i, r := range prev.Runs {
+		if n, ok := fresh[r.Config]; ok {
+			prev.Runs[i] = n
+			delete(fresh, r.Config)
+		}
+	}
+	for _, r := range res.Runs {
+		if _, ok := fresh[r.Config]; ok {
+			prev.Runs = append(prev.Runs, r)
+		}
+	}
+	prev.Commit = res.Commit + " (updated: " + strings.Join(configNames(res.Runs), ", ") + "; earlier runs at " + prev.Commit + ")"
+	prev.Targets = bench.Targets(prev.Runs)
+	return prev, runErr
+}
+
+func configNames(runs []report.Run) []string {
+	var s []string
+	for _, r := range runs {
+		s = append(s, r.Config)
+	}
+	return s
 }
 
 // options prepares the host (QEMU, busybox, kernels) and the run's options.

@@ -94,6 +94,9 @@ func (b *bench) initramfs(c Config, hcl, out string) error {
 		hints = "1"
 	}
 	env := map[string]string{"HH_MODE": c.Mode, "HH_CONFIG": c.HCL, "HH_HINTS": hints, "HH_WL": b.opt.Phases.Flags()}
+	for k, v := range c.Env {
+		env[k] = v
+	}
 	items := []guest.Item{
 		{Path: "scenario.sh", Source: filepath.Join(hh, "scripts", "run.sh"), Mode: 0o644},
 		{Path: "lib.sh", Source: filepath.Join(sc, "lib.sh"), Mode: 0o644},

@@ -30,6 +30,9 @@ type Config struct {
 	About string
 	// Tuning says how the configuration was set up, for RESULTS.md.
 	Tuning string
+	// Env are further variables for the guest's scripts (damos.sh's
+	// DAMOS_* settings).
+	Env map[string]string
 }
 
 // Configs are the benchmark's configurations, in the order they run.
@@ -42,6 +45,13 @@ var Configs = []Config{
 			"scan delay, periods and size left at the kernel's defaults (see kernel_knobs in results.json)."},
 	{Name: "damos", Mode: ModeDAMOS, About: "DAMON DAMOS: migrate_cold node 0 -> 1, migrate_hot node 1 -> 0 (paddr)",
 		Tuning: damosTuning},
+	{Name: "damos-hmsdk", Mode: ModeDAMOS, About: "DAMON DAMOS with HMSDK's own intervals, ages and quotas (paddr)",
+		Tuning: "As damos, with HMSDK's gen_migpol.py values unscaled: 100 ms sample, 2 s aggregation, 20 s update, 100-10000 regions; " +
+			"migrate_cold after 15 aggregations (30 s) without access; migrate_hot at nr_accesses >= 1 of 20 (5%); quotas 50 GiB per 20 s, " +
+			"1 s (cold) and 2 s (hot) of CPU per 20 s, prioritised by age.",
+		Env: map[string]string{"DAMOS_SAMPLE_US": "100000", "DAMOS_AGGR_US": "2000000", "DAMOS_UPDATE_US": "20000000",
+			"DAMOS_MAX_NR": "10000", "DAMOS_COLD_AGE": "15", "DAMOS_QUOTA_BYTES": "53687091200", "DAMOS_QUOTA_MS": "1000",
+			"DAMOS_HOT_QUOTA_MS": "2000", "DAMOS_RESET_MS": "20000"}},
 	{Name: "kvtier-damon", Mode: ModeKvtier, HCL: "kvtier-damon", About: "kvtier daemon, sampler \"damon\", no hints",
 		Tuning: kvtierTuning + " sampler \"damon\" {}."},
 	{Name: "kvtier-auto", Mode: ModeKvtier, HCL: "kvtier-auto", About: "kvtier daemon, sampler \"auto\", no hints",

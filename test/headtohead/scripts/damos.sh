@@ -18,8 +18,10 @@ A=/sys/kernel/mm/damon/admin/kdamonds
 # migrate_hot: nr_accesses at least HOT_MIN (1 of 25 samples: HMSDK's 5%).
 : "${DAMOS_HOT_MIN:=1}"
 # Quota: 256 MiB a second per scheme, at most 1 s of CPU a second,
-# prioritised by age as HMSDK does (weights 0 0 1).
+# prioritised by age as HMSDK does (weights 0 0 1). DAMOS_HOT_QUOTA_MS is
+# the hot scheme's time quota (default DAMOS_QUOTA_MS).
 : "${DAMOS_QUOTA_BYTES:=268435456}" "${DAMOS_QUOTA_MS:=1000}" "${DAMOS_RESET_MS:=1000}"
+: "${DAMOS_HOT_QUOTA_MS:=$DAMOS_QUOTA_MS}"
 : "${DAMOS_APPLY_US:=0}"
 
 w() { echo "$2" >"$1" || { echo "damos: writing $2 to $1 failed" >&2; exit 1; }; }
@@ -62,6 +64,7 @@ scheme() {
 	w $s/apply_interval_us "$DAMOS_APPLY_US"
 	w $s/access_pattern/sz/min 4096
 	w $s/access_pattern/sz/max 18446744073709551615
+	quota_ms=$DAMOS_QUOTA_MS
 	if [ "$2" = migrate_cold ]; then
 		w $s/access_pattern/nr_accesses/min 0
 		w $s/access_pattern/nr_accesses/max 0
@@ -72,9 +75,10 @@ scheme() {
 		w $s/access_pattern/nr_accesses/max 4294967295
 		w $s/access_pattern/age/min 0
 		young=N
+		quota_ms=$DAMOS_HOT_QUOTA_MS
 	fi
 	w $s/access_pattern/age/max 4294967295
-	w $s/quotas/ms "$DAMOS_QUOTA_MS"
+	w $s/quotas/ms "$quota_ms"
 	w $s/quotas/bytes "$DAMOS_QUOTA_BYTES"
 	w $s/quotas/reset_interval_ms "$DAMOS_RESET_MS"
 	w $s/quotas/weights/sz_permil 0
