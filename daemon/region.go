@@ -66,10 +66,14 @@ const tierQueryPages = 1 << 16
 
 // readTiers reads where the pages of [addr, addr+length) of proc are and
 // returns, per block of blockSize bytes, whether the block is in the fast
-// tier. A block is slow when some of its pages are present and all of
-// those are on slow nodes; a block with no page present counts as fast
-// (its pages fault in on the local node), and so does a block split across
-// tiers, so the fast tier's accounting never counts less than is there.
+// tier: some of its pages are present on a fast node (a block split
+// across tiers counts fast, so the fast tier's accounting never counts
+// less than is there). A block with no page present counts as slow: it
+// holds no fast memory, and counted fast it would be the first victim of
+// every demotion while freeing nothing (the planner then shed such
+// blocks, one an epoch, and never made the room its promotions needed).
+// Its pages fault in wherever the kernel puts them; the reconcile passes
+// and the mover's outcomes account them.
 func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]bool, error) {
 	pl, err := readPlacement(proc, topo, addr, length, blockSize)
 	if err != nil {
@@ -77,7 +81,7 @@ func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize 
 	}
 	fast := make([]bool, len(pl))
 	for i, p := range pl {
-		fast[i] = p.fast || !p.slow
+		fast[i] = p.fast
 	}
 	return fast, nil
 }
