@@ -7,10 +7,14 @@ import "github.com/kvtier/kvtier/numa"
 // fills it, and the engine and everything else allocate there too. Every
 // epoch the planner's capacity is capped at what the node can hold: the
 // tracked blocks already there plus the room left on the node, so that
-// promotions never run it into its watermarks, where move_pages fails with
-// ENOMEM, and when other memory fills the node, the tier gives room back,
-// coldest blocks first. With fast_bytes = 0 (the default config) the
-// node's room is the only limit.
+// promotions go into free room only while there is some and then displace
+// colder blocks (swaps), never running the node into its watermarks,
+// where move_pages fails with ENOMEM. The room never goes below zero:
+// when other memory fills the node, kvtier does not demote to make room
+// for it (the kernel places such allocations on the next node; a process
+// that starts and exits, such as the CLI, would otherwise cost a
+// demotion and a promotion each time). With fast_bytes = 0 (the default
+// config) the node's room is the only limit.
 //
 // The room is what /proc/zoneinfo leaves above each zone's high watermark
 // and its protection against movable allocations (numa.NodeRoom), less
@@ -56,5 +60,6 @@ func (d *Daemon) nodeRoomLocked() {
 		d.planner.SetFastLimit(0)
 		return
 	}
-	d.planner.SetFastLimit(d.planner.FastBytes() + room)
+	// At least a byte: 0 would lift the limit.
+	d.planner.SetFastLimit(max(d.planner.FastBytes()+max(room, 0), 1))
 }

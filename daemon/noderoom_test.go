@@ -39,7 +39,7 @@ func TestNodeRoom(t *testing.T) {
 		{"zoneinfo: above the watermarks", "0", true, 100, (20000 - 9847 - 100 - 4736) * 4096},
 		{"no zoneinfo: MemFree less the reserve", "0", false, 100, 100*mib - 8*mib},
 		{"a budget below the room", "\"16MiB\"", true, 100, 16 * mib},
-		{"a full node: no room at all", "0", false, 2, 1},
+		{"a full node: no room, no demotions for room", "0", false, 2, 1},
 		{"neither readable: budget only", "\"64MiB\"", false, -1, 64 * mib},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
