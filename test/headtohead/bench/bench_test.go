@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kvtier/kvtier/policy/trace"
+	"github.com/kvtier/kvtier/test/headtohead/kvpool"
 	"github.com/kvtier/kvtier/test/headtohead/report"
 	"github.com/kvtier/kvtier/test/headtohead/result"
 )
@@ -135,5 +138,31 @@ func TestTargets(t *testing.T) {
 	}
 	if tg := Targets(nil); tg[len(tg)-1].Met {
 		t.Error("the checksum target is met with no runs")
+	}
+}
+
+func TestSimWriteTrace(t *testing.T) {
+	s := Sim{Slots: 3, BlockSize: 2 << 20}
+	file := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := s.writeTrace(file, []kvpool.Access{{ID: 9, Slot: 1, Hit: false}, {ID: 9, Slot: 1, Hit: true}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := trace.NewJSONL(f, file)
+	var got []string
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, fmt.Sprintf("%d:%d:%v:%d", rec.Time, rec.Block, rec.Write, rec.Meta.Size))
+	}
+	want := "1:0:false:2097152 2:1:false:2097152 3:2:false:2097152 4:1:true:2097152 5:1:false:2097152"
+	if strings.Join(got, " ") != want {
+		t.Errorf("trace %v, want %s", got, want)
 	}
 }

@@ -75,10 +75,33 @@ func Run(ctx context.Context, opt Options) (*report.Results, error) {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		res.Runs = append(res.Runs, b.runOne(ctx, c))
+		run := b.runOne(ctx, c)
+		if c.Mode == ModeKvtier {
+			b.predict(&run)
+		}
+		res.Runs = append(res.Runs, run)
 	}
 	res.Targets = Targets(res.Runs)
 	return res, nil
+}
+
+// predict asks the simulator what share of the run's trace replay the
+// daemon's policy and budget serve from the fast tier.
+func (b *bench) predict(run *report.Run) {
+	if run.Workload == nil || run.Workload.Replay == nil || run.Workload.Replay.Reads == 0 {
+		return
+	}
+	s := simHCL
+	s.Kvtier = filepath.Join(b.bin, "kvtier")
+	s.Epoch = max(1, int(b.opt.Phases.ReplayRate))
+	share, cmd, err := s.Predict(b.trace, run.Workload.Replay.Reads, b.bin)
+	run.SimCommand = cmd
+	if err != nil {
+		run.Errors = append(run.Errors, "simulating the replay: "+err.Error())
+		return
+	}
+	run.SimShare = &share
+	b.logf("%s: kvtier sim predicts %.3f of the replay's reads from the fast tier (live %.3f)", run.Config, share, run.Workload.Replay.Node0Share)
 }
 
 func (b *bench) logf(format string, args ...any) {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kvtier/kvtier/test/headtohead/report"
@@ -176,7 +177,13 @@ func replayTarget(by map[string]*report.Run) report.Target {
 	if rp == nil {
 		return report.Target{Name: name, Measured: "no trace replay"}
 	}
-	return report.Target{Name: name, Measured: fmt.Sprintf("live %.3f; the simulator's prediction is not computed by the benchmark yet", rp.Node0Share)}
+	sim := by[cfgAuto].SimShare
+	if sim == nil {
+		return report.Target{Name: name, Measured: fmt.Sprintf("live %.3f; no prediction of the simulator", rp.Node0Share)}
+	}
+	d := rp.Node0Share - *sim
+	return report.Target{Name: name, Met: math.Abs(d) <= 0.1**sim,
+		Measured: fmt.Sprintf("live %.3f vs sim %.3f (%+.0f%%)", rp.Node0Share, *sim, 100*d/max(*sim, 1e-9))}
 }
 
 func cpuTarget(by map[string]*report.Run) report.Target {

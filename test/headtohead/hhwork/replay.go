@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kvtier/kvtier/policy/trace"
+	"github.com/kvtier/kvtier/test/headtohead/kvpool"
 	"github.com/kvtier/kvtier/test/headtohead/result"
 )
 
@@ -17,7 +18,7 @@ const replayWindow = 2 * time.Second
 // replayer is the trace replay under way.
 type replayer struct {
 	w      *work
-	pool   *pool
+	pool   *kvpool.Pool
 	places []*placement // per slot, made on first use
 	rep    *result.Replay
 	hitSum float64
@@ -46,7 +47,7 @@ func (w *work) replay() error {
 	if slots <= 0 || slots > w.a.blocks() {
 		slots = w.a.blocks()
 	}
-	r := &replayer{w: w, pool: newPool(slots), places: make([]*placement, slots),
+	r := &replayer{w: w, pool: kvpool.New(slots), places: make([]*placement, slots),
 		rep: &result.Replay{Trace: w.cfg.trace, Slots: slots, RatePerSec: w.cfg.rate}}
 	w.rep.Replay = r.rep
 	w.smp.set(nil, "trace")
@@ -87,7 +88,7 @@ func (r *replayer) loop(rd *trace.Mooncake) error {
 // access serves one hash id: where its block is, then the read (and on a
 // miss the write before it).
 func (r *replayer) access(id uint64) {
-	slot, hit := r.pool.get(id)
+	slot, hit := r.pool.Get(id)
 	if r.places[slot] == nil {
 		r.places[slot] = newPlacement(r.w.a.pageList([]int{slot}))
 	}

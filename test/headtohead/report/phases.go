@@ -48,10 +48,15 @@ func phaseMarks(b *bytes.Buffer, p plotArea, runs []Run) {
 		for _, s := range bursts {
 			fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#eee\"/>\n", p.x(s[0]), padT, max(2, p.x(s[1])-p.x(s[0])), plotH)
 		}
-		for _, m := range marks {
+		for i, m := range marks {
 			x := p.x(m.t)
+			// Alternate labels above and inside the plot: phases can be close.
+			y := padT - 4
+			if i%2 == 1 {
+				y = padT + 12
+			}
 			fmt.Fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n", x, padT, x, padT+plotH)
-			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\" font-size=\"11\">%s</text>\n", x+3, padT-4, m.label)
+			fmt.Fprintf(b, "<text x=\"%.1f\" y=\"%d\" fill=\"#555\" font-size=\"11\">%s</text>\n", x+3, y, m.label)
 		}
 		return
 	}

@@ -50,6 +50,11 @@ type Run struct {
 	// DamosStats are the DAMOS schemes' statistics at the end.
 	DamosStats string   `json:"damos_stats,omitempty"`
 	Errors     []string `json:"errors,omitempty"`
+	// SimShare is what `kvtier sim --mode tiering` predicts for the
+	// trace replay's node-0 read share (kvtier configurations), with the
+	// command that predicted it.
+	SimShare   *float64 `json:"sim_replay_share,omitempty"`
+	SimCommand string   `json:"sim_command,omitempty"`
 }
 
 // Target is one of issue 11's targets with what was measured.

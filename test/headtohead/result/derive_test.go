@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -113,5 +114,20 @@ func TestChecksumsOK(t *testing.T) {
 		if got := tc.r.ChecksumsOK(); got != tc.want {
 			t.Errorf("%s: ChecksumsOK = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestPointJSON(t *testing.T) {
+	b, err := json.Marshal([]Point{{T: 1.23456789, Phase: "R-gap1", Share: 0.123456}, {T: 2, Phase: `a"b`, Share: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"t":1.235,"phase":"R-gap1","share":0.1235},{"t":2.000,"phase":"a\"b","share":1.0000}]`
+	if string(b) != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	var back []Point
+	if err := json.Unmarshal(b, &back); err != nil || back[0].T != 1.235 || back[1].Phase != `a"b` {
+		t.Errorf("round trip: %v %+v", err, back)
 	}
 }

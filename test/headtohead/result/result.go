@@ -4,6 +4,11 @@
 // Go, shared by the workload in the guest and the runner on the host.
 package result
 
+import (
+	"encoding/json"
+	"strconv"
+)
+
 // Point is one placement sample of the workload's focus set.
 type Point struct {
 	// T is seconds since the workload's measurement began (after the fill).
@@ -128,4 +133,15 @@ type Report struct {
 // read matched along the way.
 func (r *Report) ChecksumsOK() bool {
 	return r.Verified == r.Blocks && r.Blocks > 0 && len(r.Mismatches) == 0 && r.LiveMismatches == 0
+}
+
+// MarshalJSON writes a point with its time in milliseconds and its share
+// to four decimals: a run has thousands of them.
+func (p Point) MarshalJSON() ([]byte, error) {
+	ph, err := json.Marshal(p.Phase)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(`{"t":` + strconv.FormatFloat(p.T, 'f', 3, 64) + `,"phase":` + string(ph) +
+		`,"share":` + strconv.FormatFloat(p.Share, 'f', 4, 64) + `}`), nil
 }

@@ -5,31 +5,6 @@ import (
 	"testing"
 )
 
-func TestPool(t *testing.T) {
-	type step struct {
-		id   uint64
-		slot int
-		hit  bool
-	}
-	for _, tc := range []struct {
-		name  string
-		slots int
-		steps []step
-	}{
-		{"free slots first", 3, []step{{10, 0, false}, {11, 1, false}, {10, 0, true}, {12, 2, false}}},
-		{"lru victim", 2, []step{{1, 0, false}, {2, 1, false}, {1, 0, true}, {3, 1, false}, {2, 0, false}, {3, 1, true}}},
-		{"evicted id misses again", 1, []step{{5, 0, false}, {6, 0, false}, {5, 0, false}, {5, 0, true}}},
-	} {
-		p := newPool(tc.slots)
-		for i, s := range tc.steps {
-			slot, hit := p.get(s.id)
-			if slot != s.slot || hit != s.hit {
-				t.Errorf("%s: step %d get(%d) = %d, %v; want %d, %v", tc.name, i, s.id, slot, hit, s.slot, s.hit)
-			}
-		}
-	}
-}
-
 func TestChooseSets(t *testing.T) {
 	for _, tc := range []struct {
 		name                       string
