@@ -183,14 +183,15 @@ func (r *run) checkBadInput() {
 	if len(regions) != 1 || regions[0].Tenant != "a" {
 		r.fatal("after the malformed requests the daemon has regions %+v, want only the workload's", regions)
 	}
-	// --check names every mistake with file:line:col and exits 2.
+	// --check names every mistake with file:line:col and exits 1 (a bad
+	// config is a failure, not a usage error: README's exit codes).
 	check := r.text("check-bad")
-	for _, want := range []string{"bad.hcl:2:", "epoch", "bad.hcl:3:", "kernel_tiering", "bad.hcl:6:", "fast_bytes", "bad.hcl:7:", "pages_per_epoch", "bad.hcl:10:", "no_such_policy", "exit=2"} {
+	for _, want := range []string{"bad.hcl:2:", "epoch", "bad.hcl:3:", "kernel_tiering", "bad.hcl:6:", "fast_bytes", "bad.hcl:7:", "pages_per_epoch", "bad.hcl:10:", "no_such_policy", "exit=1"} {
 		if !strings.Contains(check, want) {
 			r.fatal("kvtier daemon --check of bad.hcl does not report %q:\n%s", want, check)
 		}
 	}
-	if s := r.text("check-bad-syntax"); !regexp.MustCompile(`bad-syntax\.hcl:\d+:\d+`).MatchString(s) || !strings.HasSuffix(s, "exit=2") {
+	if s := r.text("check-bad-syntax"); !regexp.MustCompile(`bad-syntax\.hcl:\d+:\d+`).MatchString(s) || !strings.HasSuffix(s, "exit=1") {
 		r.fatal("kvtier daemon --check of bad-syntax.hcl: %q", s)
 	}
 	if s := r.text("check-good"); !strings.HasSuffix(s, "exit=0") {
