@@ -3,29 +3,32 @@ package bpf
 import (
 	"cmp"
 	"slices"
+
+	"github.com/kvtier/kvtier/numa"
 )
+
+// subRegions is how many DAMON regions kvtier gives a block when there is
+// room for them under max_regions. DAMON checks one page of each region
+// per sampling interval, so a block of four regions has four pages checked
+// and is seen about four times as often: a hot block is found in the
+// first aggregation after it turns hot rather than after two or three.
+const subRegions = 4
 
 // damonLayout turns the watched regions into DAMON targets, one per
 // process in pid order, each monitored only in its regions (not in the
-// rest of its address space), cut into DAMON regions at block boundaries
-// so that every DAMON region covers whole blocks of one watched region and
-// its nr_accesses is theirs alone. All DAMON regions have about the same
-// size: one block, or, for small blocks or when the blocks would exceed
-// maxRegions DAMON regions (0: no limit), a run of blocks as large as the
-// largest block or total/maxRegions, whichever is larger (so there are
-// about maxRegions at most: a region's partial last run adds one).
+// rest of its address space), cut into DAMON regions that never cross a
+// block boundary, so that a DAMON region's nr_accesses belongs to one
+// block, or to one run of whole blocks. All DAMON regions have about the
+// same size (regionSize): a quarter of the largest block while the
+// regions fit maxRegions (0: no limit), else a block, else runs of blocks
+// (so there are about maxRegions at most: a region's partial last piece
+// adds one).
 func damonLayout(regions map[uint32]Region, maxRegions uint32) []damonTarget {
 	byPID := map[uint32][]Region{}
-	var total, largest uint64
 	for _, r := range regions {
 		byPID[r.PID] = append(byPID[r.PID], r)
-		total += r.End - r.Start
-		largest = max(largest, r.BlockSize)
 	}
-	size := largest
-	if maxRegions > 0 {
-		size = max(size, (total+uint64(maxRegions)-1)/uint64(maxRegions))
-	}
+	size := regionSize(regions, maxRegions)
 	targets := make([]damonTarget, 0, len(byPID))
 	for pid, rs := range byPID {
 		slices.SortFunc(rs, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) })
@@ -39,12 +42,47 @@ func damonLayout(regions map[uint32]Region, maxRegions uint32) []damonTarget {
 	return targets
 }
 
-// appendCuts appends r cut into runs of whole blocks of at least size
-// bytes (the fewest blocks that make size, at least one).
+// regionSize is the DAMON region size for regions under maxRegions: the
+// largest block split in as many equal pieces (up to subRegions) as
+// maxRegions leaves room for, else runs of blocks as large as
+// total/maxRegions (appendCuts rounds them up to whole blocks).
+func regionSize(regions map[uint32]Region, maxRegions uint32) uint64 {
+	var total, largest uint64
+	for _, r := range regions {
+		total += r.End - r.Start
+		largest = max(largest, r.BlockSize)
+	}
+	if largest == 0 {
+		return 0
+	}
+	k := uint64(subRegions)
+	if maxRegions > 0 {
+		k = min(k, uint64(maxRegions)/((total+largest-1)/largest))
+	}
+	if k == 0 {
+		return (total + uint64(maxRegions) - 1) / uint64(maxRegions)
+	}
+	ps := uint64(numa.PageSize)
+	return max(largest/k/ps*ps, ps)
+}
+
+// appendCuts appends r cut into DAMON regions of about size bytes: pieces
+// of each block when size is smaller than a block (a block's last piece
+// may be shorter), else runs of whole blocks of at least size bytes (the
+// fewest blocks that make size).
 func appendCuts(dst []damonRange, r Region, size uint64) []damonRange {
-	per := max((size+r.BlockSize-1)/r.BlockSize, 1) * r.BlockSize
-	for start := r.Start; start < r.End; start += per {
-		dst = append(dst, damonRange{start: start, end: min(start+per, r.End)})
+	if size >= r.BlockSize {
+		per := max((size+r.BlockSize-1)/r.BlockSize, 1) * r.BlockSize
+		for start := r.Start; start < r.End; start += per {
+			dst = append(dst, damonRange{start: start, end: min(start+per, r.End)})
+		}
+		return dst
+	}
+	for b := r.Start; b < r.End; b += r.BlockSize {
+		end := min(b+r.BlockSize, r.End)
+		for start := b; start < end; start += size {
+			dst = append(dst, damonRange{start: start, end: min(start+size, end)})
+		}
 	}
 	return dst
 }

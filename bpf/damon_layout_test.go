@@ -7,7 +7,7 @@ import (
 )
 
 func TestDamonLayout(t *testing.T) {
-	const mib = 1 << 20
+	const kib, mib = 1 << 10, 1 << 20
 	for _, tc := range []struct {
 		name    string
 		regions []Region
@@ -15,16 +15,25 @@ func TestDamonLayout(t *testing.T) {
 		want    []damonTarget
 	}{
 		{
-			name:    "one region, a DAMON region per block",
-			regions: []Region{{ID: 1, PID: 9, Start: 4 * mib, End: 10 * mib, BlockSize: 2 * mib}},
+			name:    "room for four regions a block",
+			regions: []Region{{ID: 1, PID: 9, Start: 4 * mib, End: 8 * mib, BlockSize: 2 * mib}},
 			max:     100,
-			want:    []damonTarget{{pid: 9, regions: []damonRange{{4 * mib, 6 * mib}, {6 * mib, 8 * mib}, {8 * mib, 10 * mib}}}},
+			want: []damonTarget{{pid: 9, regions: []damonRange{{4 * mib, 4*mib + 512*kib}, {4*mib + 512*kib, 5 * mib},
+				{5 * mib, 5*mib + 512*kib}, {5*mib + 512*kib, 6 * mib}, {6 * mib, 6*mib + 512*kib},
+				{6*mib + 512*kib, 7 * mib}, {7 * mib, 7*mib + 512*kib}, {7*mib + 512*kib, 8 * mib}}}},
 		},
 		{
-			name:    "a partial last block is its own region",
+			name:    "room for two a block; a partial last block keeps its own pieces",
 			regions: []Region{{ID: 1, PID: 9, Start: 0, End: 5 * mib, BlockSize: 2 * mib}},
-			max:     100,
-			want:    []damonTarget{{pid: 9, regions: []damonRange{{0, 2 * mib}, {2 * mib, 4 * mib}, {4 * mib, 5 * mib}}}},
+			max:     6,
+			want: []damonTarget{{pid: 9, regions: []damonRange{{0, mib}, {mib, 2 * mib}, {2 * mib, 3 * mib},
+				{3 * mib, 4 * mib}, {4 * mib, 5 * mib}}}},
+		},
+		{
+			name:    "room for a block each",
+			regions: []Region{{ID: 1, PID: 9, Start: 4 * mib, End: 10 * mib, BlockSize: 2 * mib}},
+			max:     3,
+			want:    []damonTarget{{pid: 9, regions: []damonRange{{4 * mib, 6 * mib}, {6 * mib, 8 * mib}, {8 * mib, 10 * mib}}}},
 		},
 		{
 			name:    "too many blocks: runs of whole blocks",
@@ -33,15 +42,17 @@ func TestDamonLayout(t *testing.T) {
 			want:    []damonTarget{{pid: 9, regions: []damonRange{{0, 3 * mib}, {3 * mib, 6 * mib}, {6 * mib, 8 * mib}}}},
 		},
 		{
-			name: "small blocks are grouped to the largest block's size; processes in pid order, regions by address",
+			name: "pieces of a quarter of the largest block; small blocks grouped to it; processes in pid order, regions by address",
 			regions: []Region{
 				{ID: 3, PID: 20, Start: 64 * mib, End: 66 * mib, BlockSize: mib},
-				{ID: 1, PID: 10, Start: 16 * mib, End: 20 * mib, BlockSize: 2 * mib},
-				{ID: 2, PID: 10, Start: 0, End: 2 * mib, BlockSize: 64 << 10},
+				{ID: 1, PID: 10, Start: 16 * mib, End: 18 * mib, BlockSize: 2 * mib},
+				{ID: 2, PID: 10, Start: 0, End: mib, BlockSize: 64 * kib},
 			},
 			want: []damonTarget{
-				{pid: 10, regions: []damonRange{{0, 2 * mib}, {16 * mib, 18 * mib}, {18 * mib, 20 * mib}}},
-				{pid: 20, regions: []damonRange{{64 * mib, 66 * mib}}},
+				{pid: 10, regions: []damonRange{{0, 512 * kib}, {512 * kib, mib},
+					{16 * mib, 16*mib + 512*kib}, {16*mib + 512*kib, 17 * mib}, {17 * mib, 17*mib + 512*kib}, {17*mib + 512*kib, 18 * mib}}},
+				{pid: 20, regions: []damonRange{{64 * mib, 64*mib + 512*kib}, {64*mib + 512*kib, 65 * mib},
+					{65 * mib, 65*mib + 512*kib}, {65*mib + 512*kib, 66 * mib}}},
 			},
 		},
 		{name: "nothing watched", want: []damonTarget{}},

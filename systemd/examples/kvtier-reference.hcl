@@ -53,7 +53,7 @@ planner {
 # no sampler sees steady-state accesses. auto and damon take damon's settings:
 #   sample_interval    = "50ms"  # DAMON access check; default epoch/20
 #   aggregate_interval = "500ms" # DAMON aggregation; default epoch/2
-#   max_regions        = 4096    # DAMON regions in all: one per block, else runs of blocks
+#   max_regions        = 4096    # DAMON regions in all: up to 4 per block, else runs of blocks
 sampler "auto" {}
 sampler "sw-page-faults" {
   period = 1 # sample every Nth fault
