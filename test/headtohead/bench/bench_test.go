@@ -166,3 +166,21 @@ func TestSimWriteTrace(t *testing.T) {
 		t.Errorf("trace %v, want %s", got, want)
 	}
 }
+
+func TestTargetsStrongestDAMOS(t *testing.T) {
+	runs := []report.Run{
+		fakeRun("tpp", [3]float64{0.9, 0.9, 0.9}, 6, 1000, 0.2),
+		fakeRun("damos", [3]float64{0.8, 0.8, 0.8}, 9, 5000, 0.1),
+		fakeRun("damos-hmsdk", [3]float64{1, 1, 1}, 3, 5000, 0.1),
+		fakeRun("kvtier-auto", [3]float64{0.95, 0.95, 0.95}, 2, 500, 0.9),
+	}
+	for _, tg := range Targets(runs) {
+		if strings.Contains(tg.Name, "at or above TPP") {
+			if tg.Met || !strings.Contains(tg.Measured, "damos-hmsdk 1.00") {
+				t.Errorf("%s: met %v, %s; want unmet against damos-hmsdk", tg.Name, tg.Met, tg.Measured)
+			}
+			return
+		}
+	}
+	t.Error("no end-of-phase target")
+}
