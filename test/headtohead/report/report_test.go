@@ -119,3 +119,27 @@ func TestNiceMax(t *testing.T) {
 		}
 	}
 }
+
+func TestCommonMarks(t *testing.T) {
+	a := []result.Point{{T: 0.2, Phase: "A1"}, {T: 60.2, Phase: "B"}, {T: 150, Phase: "R-cool"}, {T: 180, Phase: "trace"}}
+	b := []result.Point{{T: 0.3, Phase: "A1"}, {T: 60.4, Phase: "B"}, {T: 150.5, Phase: "R-cool"}, {T: 160, Phase: "trace"}}
+	c := []result.Point{{T: 0.3, Phase: "A1"}, {T: 150.1, Phase: "R-cool"}}
+	for _, tc := range []struct {
+		name string
+		runs []Run
+		want string
+	}{
+		{"one run", []Run{{Workload: &result.Report{Series: a}}}, "A,B,cool-off,trace"},
+		{"trace starts apart", []Run{{Workload: &result.Report{Series: a}}, {Workload: &result.Report{Series: b}}}, "A,B,cool-off"},
+		{"a phase one run lacks", []Run{{Workload: &result.Report{Series: a}}, {Workload: &result.Report{Series: c}}, {Config: "failed"}}, "A,cool-off"},
+		{"none", nil, ""},
+	} {
+		var got []string
+		for _, m := range commonMarks(tc.runs) {
+			got = append(got, m.label)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -39,8 +39,8 @@ func SVG(res *Results) []byte {
 	fmt.Fprintf(&b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" %s font-size=\"12\">\n", svgW, svgH, svgW, svgH, svgFont)
 	fmt.Fprintf(&b, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", svgW, svgH)
 	fmt.Fprintf(&b, "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Share on node 0 (DRAM) of the blocks being read, per configuration</text>\n", padL)
-	fmt.Fprintf(&b, "<text x=\"%d\" y=\"40\" fill=\"#555\">A1, B, A2: hot set A or B (pages on node 0); regret: set C; trace: block reads served from node 0 over the last 2 s. %s</text>\n",
-		padL, html.EscapeString(res.Kernel))
+	fmt.Fprintf(&b, "<text x=\"%d\" y=\"40\" fill=\"#555\">A1/B/A2: hot set A or B; regret: set C; trace: reads from node 0 (last 2 s). Revisits and trace start when each run's cool-off ended.</text>\n",
+		padL)
 	phaseMarks(&b, p, res.Runs)
 	axes(&b, p)
 	i := 0

@@ -11,7 +11,8 @@ func regretTable(b *bytes.Buffer, runs []Run) {
 		"exceed kvtier's 80-block budget) until half of C's share on node 0 is gone or the cool-off ends; then C is revisited in short " +
 		"bursts with gaps of D between them. A system that learns from the regret of demoting C keeps it on node 0 through the gaps " +
 		"(high share at revisit); one that does not demotes it again in every gap. Held: share of gap time C stayed at or above half " +
-		"its share at the burst's end.\n\n")
+		"its share at the burst's end. Note that kvtier is held to its fast_bytes budget (80 blocks), while TPP and DAMOS may fill " +
+		"node 0 (room for about 130 of the arena's blocks): C and D together fit node 0 but not kvtier's budget.\n\n")
 	header(b, "configuration", "after warm", "after cool-off (s)", "at each revisit", "revisit (later)", "gap mean", "held")
 	for i := range runs {
 		r := &runs[i]
@@ -32,7 +33,10 @@ func regretTable(b *bytes.Buffer, runs []Run) {
 func replayTable(b *bytes.Buffer, runs []Run) {
 	b.WriteString("## Trace replay\n\nThe Mooncake conversation trace's prompt blocks, in order, into a KV pool of the arena's blocks " +
 		"(LRU; a new hash id overwrites the least recently used block, a prefill). Before each access the workload asks where the " +
-		"block's pages are.\n\n")
+		"block's pages are. The trace reuses few blocks (most reads are new hash ids, so the pool sweeps its slots in LRU order), " +
+		"so the share mostly follows how much of the pool a configuration keeps on node 0: kvtier at most its 80-block budget " +
+		"(0.31 of the pool), the others all of node 0's room; a policy that demotes the least recently used blocks demotes exactly " +
+		"the slots the pool overwrites next. \"On hits\" is the shared blocks read again (hash id 0, the common prefix).\n\n")
 	header(b, "configuration", "requests", "reads", "hits", "node-0 read share", "on hits", "whole block on node 0")
 	for i := range runs {
 		r := &runs[i]
