@@ -67,7 +67,7 @@ func run() error {
 		res, err = merge(*update, res, err)
 	}
 	if res != nil {
-		res.Command = strings.Join(os.Args, " ")
+		res.Command = "CGO_ENABLED=0 go run ./test/headtohead " + strings.Join(os.Args[1:], " ")
 		if werr := report.WriteAll(*out, res); werr != nil && err == nil {
 			err = werr
 		}
