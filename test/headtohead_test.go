@@ -86,7 +86,9 @@ func checkRun(t *testing.T, r *report.Run) {
 	if w.Replay == nil || w.Replay.Reads == 0 {
 		t.Errorf("%s: no trace replay reads", r.Config)
 	}
-	t.Logf("%s: %s", r.Config, strings.Join(r.Errors, "; "))
+	if len(r.Errors) > 0 {
+		t.Logf("%s: %s", r.Config, strings.Join(r.Errors, "; "))
+	}
 }
 
 // assertIssueTargets fails the test for every issue 11 target not met
