@@ -38,7 +38,7 @@ func TestHeadToHeadShort(t *testing.T) {
 	out := filepath.Join(env.cacheDir, "headtohead-short")
 	res, err := bench.Run(context.Background(), bench.Options{Root: root, Configs: cfgs, Phases: bench.Short(),
 		Kernel: k, Topology: "cxl-hmat-384", TraceLines: 200, Prebuilt: env.bin, LogDir: filepath.Join(out, "logs"),
-		Trace: filepath.Join(root, "..", "shared", "traces", "mooncake_conversation_trace.jsonl"), Log: testWriter{t}})
+		Trace: bench.DefaultTrace(root), Log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func run() error {
 	short := flag.Bool("short", false, "the short phases of `make test` instead of the issue's")
 	kernel := flag.String("kernel", "6.12", "guest kernel series")
 	topo := flag.String("topology", "cxl-hmat-384", "topology under test/topologies")
-	tracePath := flag.String("trace", "", "Mooncake trace (default ../shared/traces/mooncake_conversation_trace.jsonl from the module root)")
+	tracePath := flag.String("trace", "", "Mooncake trace (default ../shared/traces/mooncake_conversation_trace.jsonl from the module root, else the head in test/headtohead/testdata)")
 	traceLines := flag.Int("trace-lines", 1000, "lines of the trace copied into the guest (0: all)")
 	prebuilt := flag.String("prebuilt", "", "directory with prebuilt guest binaries (kvtier, probe, hhwork) to use")
 	logs := flag.String("logs", "test/.cache/headtohead", "directory of the guests' console logs")
@@ -126,7 +126,7 @@ func options(root, configs string, short bool, kernel, topo, tracePath string, t
 		return bench.Options{}, err
 	}
 	if tracePath == "" {
-		tracePath = filepath.Join(root, "..", "shared", "traces", "mooncake_conversation_trace.jsonl")
+		tracePath = bench.DefaultTrace(root)
 	}
 	ph := bench.Full()
 	if short {

@@ -114,3 +114,14 @@ func (b *bench) initramfs(c Config, hcl, out string) error {
 	r := &guest.Initramfs{Busybox: guest.DefaultBusybox, Init: string(initScript), Items: items}
 	return r.WriteFile(out)
 }
+
+// DefaultTrace is the Mooncake conversation trace: the whole one next to
+// the repository (../shared/traces) when it is there, else the head of it
+// under test/headtohead/testdata.
+func DefaultTrace(root string) string {
+	whole := filepath.Join(root, "..", "shared", "traces", "mooncake_conversation_trace.jsonl")
+	if _, err := os.Stat(whole); err == nil {
+		return whole
+	}
+	return filepath.Join(root, "test", "headtohead", "testdata", "mooncake_conversation_trace.head.jsonl")
+}
