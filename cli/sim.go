@@ -13,6 +13,7 @@ import (
 
 	"github.com/kvtier/kvtier/daemon"
 	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
 )
@@ -27,6 +28,8 @@ type simFlags struct {
 	seed                        int64
 	sampleRate                  float64
 	epoch, capacityBlocks       int
+	reuse, cooldown             int
+	decay                       float64
 	prefetch, moveBlocks        int
 	horizon                     int64
 	demo, asJSON                bool
@@ -66,6 +69,9 @@ func newSimCmd() *cobra.Command {
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "tiering: share of accesses the sampler sees")
 	fl.IntVar(&f.epoch, "epoch", 16, "tiering: accesses per epoch")
 	fl.IntVar(&f.moveBlocks, "move-blocks", 0, "tiering: blocks moved per epoch (0 unlimited)")
+	fl.Float64Var(&f.decay, "decay", daemon.DefaultDecay, "tiering: heat kept per epoch, in [0, 1) (the daemon's planner decay)")
+	fl.IntVar(&f.reuse, "reuse", plan.DefaultReuse, "tiering: promote only blocks sampled in two epochs at most this many apart (0: any; the daemon's reuse_epochs)")
+	fl.IntVar(&f.cooldown, "cooldown-epochs", daemon.DefaultCooldownEpochs, "tiering: epochs a moved block stays put (the daemon's cooldown)")
 	fl.IntVar(&f.capacityBlocks, "capacity-blocks", 0, "blocks mode: capacity in unit blocks (implies --mode blocks)")
 	fl.IntVar(&f.prefetch, "prefetch", 0, "cache mode: blocks prefetched after a miss")
 	fl.Int64Var(&f.horizon, "horizon", 24, "re-promotion horizon in accesses")
@@ -107,7 +113,8 @@ func (f *simFlags) config() (sim.Config, error) {
 		return sim.Config{}, usageError("--quant: %v", err)
 	}
 	cfg := sim.Config{Mode: mode, Quant: q, Seed: f.seed, SampleRate: f.sampleRate, Epoch: f.epoch,
-		MoveBlocks: f.moveBlocks, CapacityBlocks: f.capacityBlocks, Prefetch: f.prefetch, Horizon: f.horizon}
+		MoveBlocks: f.moveBlocks, CapacityBlocks: f.capacityBlocks, Prefetch: f.prefetch, Horizon: f.horizon,
+		Decay: f.decay, Reuse: f.reuse, Cooldown: int64(f.cooldown) * int64(f.epoch)}
 	if mode != sim.ModeBlocks {
 		if cfg.Hierarchy, err = sim.NewHierarchy(f.preset, f.scenario); err != nil {
 			return cfg, usageError("%v", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 // Defaults of the config.
@@ -102,6 +103,10 @@ type PlannerConfig struct {
 	Cooldown time.Duration
 	// PromoteMin is the heat a slow block needs to be promoted (> 0).
 	PromoteMin float64
+	// ReuseEpochs is the evidence of reuse a slow block needs to be
+	// promoted: sampled accesses (or hints) in two epochs at most this
+	// many epochs apart; 0 promotes on one epoch's accesses.
+	ReuseEpochs int
 	// ReconcileEpochs is how often (in epochs) the daemon reads where its
 	// blocks are and corrects the planner (a block moved by someone else,
 	// a pinned block to bring back); 0 turns it off.
@@ -169,6 +174,7 @@ func DefaultConfig() *Config {
 		KernelTiering: KernelTieringReport,
 		Budgets:       Budgets{Tenants: map[string]int64{}},
 		Planner: PlannerConfig{Decay: DefaultDecay, Cooldown: DefaultCooldownEpochs * DefaultEpoch, PromoteMin: 1,
+			ReuseEpochs:     plan.DefaultReuse,
 			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages},
 		MaxTenants: DefaultMaxTenants,
 		Policy:     policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},

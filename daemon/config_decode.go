@@ -51,6 +51,7 @@ type rawPlanner struct {
 	Decay      hcl.Expression `hcl:"decay,optional"`
 	Cooldown   hcl.Expression `hcl:"cooldown,optional"`
 	PromoteMin hcl.Expression `hcl:"promote_min,optional"`
+	Reuse      hcl.Expression `hcl:"reuse_epochs,optional"`
 	Reconcile  hcl.Expression `hcl:"reconcile_epochs,optional"`
 	RecPages   hcl.Expression `hcl:"reconcile_pages,optional"`
 }
@@ -280,6 +281,9 @@ func (d *decoder) planner(p *rawPlanner, cfg *Config) {
 	if v, ok := d.number(p.PromoteMin, "promote_min", func(f float64) bool { return f > 0 && f <= 1<<20 },
 		"a number of sampled accesses > 0 such as 1"); ok {
 		cfg.Planner.PromoteMin = v
+	}
+	if n, ok := d.integer(p.Reuse, "reuse_epochs", 0, 64); ok {
+		cfg.Planner.ReuseEpochs = int(n)
 	}
 	if n, ok := d.integer(p.Reconcile, "reconcile_epochs", 0, 1<<20); ok {
 		cfg.Planner.ReconcileEpochs = int(n)

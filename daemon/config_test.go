@@ -34,6 +34,7 @@ planner {
   decay       = 0.75
   cooldown    = "3s"
   promote_min = 2
+  reuse_epochs = 3
 }
 
 sampler "sw-page-faults" { period = 1 }
@@ -105,6 +106,7 @@ func TestParseConfigGood(t *testing.T) {
 		{"decay", cfg.Planner.Decay, 0.75},
 		{"cooldown", cfg.Planner.Cooldown, 3 * time.Second},
 		{"promote min", cfg.Planner.PromoteMin, 2.0},
+		{"reuse epochs", cfg.Planner.ReuseEpochs, 3},
 		{"samplers", len(cfg.Samplers), 2},
 		{"sampler param", cfg.Samplers[0].Params["period"], "1"},
 		{"uprobe symbol", cfg.Samplers[1].Params["symbol"], "kv_read"},
@@ -145,7 +147,7 @@ func TestParseConfigEmptyIsDefault(t *testing.T) {
 	def := DefaultConfig()
 	if cfg.Epoch != def.Epoch || cfg.API.Socket != def.API.Socket || cfg.Metrics.Listen != DefaultMetricsAddr ||
 		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch/2 ||
-		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
+		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReuseEpochs: 8, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
 		cfg.MaxTenants != DefaultMaxTenants {
 		t.Fatalf("empty config = %+v, want the defaults %+v", cfg, def)
 	}
@@ -203,6 +205,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cooldown negative", "planner {\n  cooldown = \"-1s\"\n}\n", "2:14", "between 0s and 1h"},
 		{"cooldown number", "planner {\n  cooldown = 2\n}\n", "2:14", "cooldown: want a string"},
 		{"promote min", "planner {\n  promote_min = 0\n}\n", "2:17", "promote_min 0: want a number of sampled accesses > 0"},
+		{"reuse epochs", "planner {\n  reuse_epochs = 65\n}\n", "2:18", "reuse_epochs: want a whole number between 0 and 64"},
 		{"reconcile epochs", "planner {\n  reconcile_epochs = -1\n}\n", "2:22", "reconcile_epochs: want a whole number between 0 and"},
 		{"reconcile pages", "planner {\n  reconcile_pages = 0\n}\n", "2:21", "reconcile_pages: want a whole number between 1 and"},
 		{"max tenants", "max_tenants = 0\n", "1:15", "max_tenants: want a whole number between 1 and"},

@@ -238,7 +238,7 @@ func TestDaemonReload(t *testing.T) {
 	}
 	pol, _ := td.client.Policy(ctx)
 	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 ||
-		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1,
+		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1, ReuseEpochs: 8,
 			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages}) {
 		t.Fatalf("policy after reload = %+v", pol)
 	}

@@ -101,6 +101,7 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 		Decay:      cfg.Planner.Decay,
 		Cooldown:   int64(cfg.Planner.Cooldown),
 		PromoteMin: cfg.Planner.PromoteMin,
+		Reuse:      cfg.Planner.ReuseEpochs,
 	}
 	pc.Budget.MoveBytes = epochBytes(cfg) // what the mover can move: see moverConfig
 	if d.slowNode < 0 {

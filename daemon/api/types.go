@@ -258,6 +258,9 @@ type PlannerParams struct {
 	Decay      float64 `json:"decay"`
 	Cooldown   string  `json:"cooldown"`
 	PromoteMin float64 `json:"promote_min"`
+	// ReuseEpochs: a slow block is promoted only after sampled accesses
+	// in two epochs at most this many apart (0: one epoch's accesses).
+	ReuseEpochs int `json:"reuse_epochs"`
 	// ReconcileEpochs and ReconcilePages: how often the daemon re-reads
 	// where its blocks are (0: never) and how many pages a pass reads.
 	ReconcileEpochs int `json:"reconcile_epochs"`

@@ -74,6 +74,13 @@ type Config struct {
 	// PolicyTouches caps the policy.Access calls made for one sampled
 	// count; 0 means 8.
 	PolicyTouches int
+	// Reuse is the evidence of reuse a slow unpinned block needs to be
+	// promoted: sampled accesses in two different epochs at most Reuse
+	// epochs apart, the current one included. A block read once (a scan,
+	// a prefill not read again soon) is left where it is, so moving it
+	// costs nothing that reading it once could repay. 0 promotes on
+	// accesses in one epoch.
+	Reuse int
 }
 
 // Validate checks the config and returns an error naming the bad field.
@@ -103,6 +110,8 @@ func (c Config) Validate() error {
 		return bad("cooldown", c.Cooldown, ">= 0")
 	case c.PolicyTouches < 0:
 		return bad("policy_touches", c.PolicyTouches, ">= 0")
+	case c.Reuse < 0 || c.Reuse > maxReuse:
+		return bad("reuse", c.Reuse, fmt.Sprintf("epochs in [0, %d]", maxReuse))
 	}
 	for t, q := range b.TenantBytes {
 		if q < 0 {
@@ -126,6 +135,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// DefaultReuse is the Reuse window the daemon and the simulator's tiering
+// mode use unless told otherwise: 8 epochs.
+const DefaultReuse = 8
+
+// maxReuse bounds Config.Reuse: heat decays to nothing within 64 epochs.
+const maxReuse = 64
 
 func (c Config) promoteMin() float64 {
 	if c.PromoteMin == 0 {

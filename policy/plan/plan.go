@@ -246,6 +246,9 @@ func (p *Planner) candidates(now policy.Time) []*entry {
 		if e.moved && now-e.lastMove < p.cfg.Cooldown {
 			continue
 		}
+		if !p.reused(e) {
+			continue
+		}
 		p.heatNow(e)
 		if e.heat >= min {
 			out = append(out, e)

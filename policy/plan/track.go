@@ -159,7 +159,7 @@ func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error
 	e.heat += float64(count)
 	e.last = now
 	if e.seenEpoch != p.epoch+1 {
-		e.seenEpoch = p.epoch + 1
+		e.prevSeen, e.seenEpoch = e.seenEpoch, p.epoch+1
 		p.touched = append(p.touched, e)
 	}
 	if e.b.Meta.Pinned {
@@ -170,6 +170,13 @@ func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error
 		e.pol.Access(e.b, now)
 	}
 	return nil
+}
+
+// reused reports whether e, sampled in this epoch, was also sampled in
+// an earlier epoch at most cfg.Reuse epochs before (see Config.Reuse).
+func (p *Planner) reused(e *entry) bool {
+	r := uint64(p.cfg.Reuse)
+	return r == 0 || (e.prevSeen != 0 && e.seenEpoch-e.prevSeen <= r)
 }
 
 // heatNow applies the decay of the epochs since e's heat was last updated.

@@ -65,6 +65,8 @@ type Config struct {
 	MoveBytes  int64   // bytes moved per epoch; 0 unlimited
 	Cooldown   int64   // planner hysteresis in accesses
 	PromoteMin float64 // planner promotion threshold (sampled accesses); 0 means 1
+	Decay      float64 // planner heat decay per epoch, in [0,1)
+	Reuse      int     // planner reuse window in epochs (plan.Config.Reuse); 0 is off
 }
 
 func (c *Config) horizon() int64 {
