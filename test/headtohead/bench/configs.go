@@ -25,9 +25,12 @@ type Config struct {
 	Mode string
 	// HCL is the kvtier config's name under test/headtohead/configs
 	// (without .hcl), for ModeKvtier.
-	HCL   string
-	Hints bool
-	About string
+	HCL string
+	// FastBytes is the kvtier config's fast_bytes (0: the fast node's
+	// room), for the simulator's prediction.
+	FastBytes int64
+	Hints     bool
+	About     string
 	// Tuning says how the configuration was set up, for RESULTS.md.
 	Tuning string
 	// Env are further variables for the guest's scripts (damos.sh's
@@ -56,13 +59,18 @@ var Configs = []Config{
 		Tuning: kvtierTuning + " sampler \"damon\" {}."},
 	{Name: "kvtier-auto", Mode: ModeKvtier, HCL: "kvtier-auto", About: "kvtier daemon, sampler \"auto\", no hints",
 		Tuning: kvtierTuning + " sampler \"auto\" {} (the daemon's own choice)."},
+	{Name: "kvtier-auto-160", Mode: ModeKvtier, HCL: "kvtier-auto-160", FastBytes: 160 << 20,
+		About: "kvtier-auto held to the issue's fast budget: 160 MiB (80 blocks)",
+		Tuning: "As kvtier-auto with fast_bytes = \"160MiB\": 80 blocks, more than a hot set, fewer than the regret phase's sets C and D " +
+			"together (88), while node 0 has room for about 130 of the arena's blocks."},
 	{Name: "kvtier-hints", Mode: ModeKvtier, HCL: "kvtier-hints", Hints: true, About: "kvtier daemon, the workload sends a hint for every block it reads",
 		Tuning: kvtierTuning + " sampler \"damon\" {}; the workload sends its reads as API hints every 250 ms."},
 }
 
 const kvtierTuning = "The default config (systemd/kvtier.hcl) with kernel_tiering = \"disable\", epoch 1s, " +
-	"fast_bytes = \"160MiB\" (80 blocks, more than a hot set), migrate_bytes_per_sec = \"256MiB\", policy regret_aware " +
-	"(weight 6, horizon 24); the workload registers its arena (no pinned blocks);"
+	"fast_bytes = 0 (the default: the fast node's room, as the kernel's tiering has), migrate_bytes_per_sec = \"256MiB\", " +
+	"policy regret_aware (weight 6, horizon 24), the planner's defaults (decay 0.5, cooldown 2 epochs, promote_min 1, reuse_epochs 8); " +
+	"the workload registers its arena (no pinned blocks);"
 
 const damosTuning = "Set up like SK hynix's HMSDK (tools/gen_migpol.py): one kdamond per node, operations paddr over the node's " +
 	"physical range (DAMOS migrate_hot/migrate_cold are paddr-only in 6.12); node 0: migrate_cold to node 1 for regions with " +

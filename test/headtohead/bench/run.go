@@ -94,6 +94,11 @@ func (b *bench) predict(run *report.Run) {
 	s := simHCL
 	s.Kvtier = filepath.Join(b.bin, "kvtier")
 	s.Epoch = max(1, int(b.opt.Phases.ReplayRate))
+	s.Start = run.Workload.Replay.StartNode0
+	s.FastBytes = int64(max(len(s.Start), 1)) * s.BlockSize // the node's room: what it held
+	if c, err := Lookup([]string{run.Config}); err == nil && c[0].FastBytes > 0 {
+		s.FastBytes = min(s.FastBytes, c[0].FastBytes)
+	}
 	share, cmd, err := s.Predict(b.trace, run.Workload.Replay.Reads, b.bin)
 	run.SimCommand = cmd
 	if err != nil {

@@ -15,24 +15,29 @@ import (
 )
 
 // Sim is what the simulator is asked to predict for the trace replay: the
-// daemon's policy, fast budget and epoch over the same slot accesses.
+// daemon's policy, fast budget and epoch over the same slot accesses, from
+// the placement the replay started with.
 type Sim struct {
 	Kvtier    string // the kvtier binary
 	Policy    string // policy spec
-	FastBytes string // the daemon's fast_bytes
+	FastBytes int64  // the fast tier's capacity
 	Epoch     int    // accesses per epoch: the replay's reads in one daemon epoch
 	Slots     int
 	BlockSize int64
+	// Start are the slots on node 0 when the replay began: the simulated
+	// fill touches them first, so they start in the fast tier.
+	Start []int
 }
 
-// simHCL are the settings of test/headtohead/configs' kvtier configs.
-var simHCL = Sim{Policy: "regret_aware:weight=6,horizon=24", FastBytes: "160MiB", Slots: 256, BlockSize: 2 << 20}
+// simHCL are the settings of test/headtohead/configs' kvtier configs (the
+// planner's other settings are the defaults of both daemon and simulator).
+var simHCL = Sim{Policy: "regret_aware:weight=6,horizon=24", Slots: 256, BlockSize: 2 << 20}
 
 // Predict returns the share of the first reads replayed accesses of the
 // trace that `kvtier sim --mode tiering` serves from the fast tier. Every
-// slot is read once first (the arena's fill) and those reads are left out
-// of the share: the simulator runs with and without the replay and the
-// fast-tier hits are subtracted.
+// slot is read once first (the fill: s.Start first, so they start fast)
+// and those reads are left out of the share: the simulator runs with and
+// without the replay and the fast-tier hits are subtracted.
 func (s Sim) Predict(traceData []byte, reads int, dir string) (float64, string, error) {
 	acc, err := kvpool.Replay(trace.NewMooncake(bytes.NewReader(traceData), "trace", trace.MooncakeOptions{NoDecode: true, NoRefCount: true}), s.Slots, reads)
 	if err != nil {
@@ -72,7 +77,7 @@ func (s Sim) writeTrace(file string, acc []kvpool.Access) error {
 		t++
 		return w.Write(trace.Record{Op: trace.OpAccess, Time: t, Block: uint64(slot), Write: write, Meta: policy.Meta{Size: s.BlockSize}})
 	}
-	for slot := range s.Slots {
+	for _, slot := range s.fillOrder() {
 		if err := rec(slot, false); err != nil {
 			f.Close()
 			return err
@@ -91,10 +96,28 @@ func (s Sim) writeTrace(file string, acc []kvpool.Access) error {
 	return f.Close()
 }
 
+// fillOrder is every slot once: those of s.Start first, then the others.
+func (s Sim) fillOrder() []int {
+	seen := make([]bool, s.Slots)
+	var out []int
+	for _, slot := range s.Start {
+		if slot >= 0 && slot < s.Slots && !seen[slot] {
+			seen[slot] = true
+			out = append(out, slot)
+		}
+	}
+	for slot := range s.Slots {
+		if !seen[slot] {
+			out = append(out, slot)
+		}
+	}
+	return out
+}
+
 // fastHits runs the simulator on a trace and returns the policy's
 // fast-tier hits and the command line.
 func (s Sim) fastHits(file string) (int64, string, error) {
-	args := []string{"sim", "--trace", file, "--mode", "tiering", "--preset", "cxl", "--fast-bytes", s.FastBytes,
+	args := []string{"sim", "--trace", file, "--mode", "tiering", "--preset", "cxl", "--fast-bytes", fmt.Sprint(s.FastBytes),
 		"--policy", s.Policy, "--epoch", fmt.Sprint(s.Epoch), "--json"}
 	cmd := "kvtier " + strings.Join(args, " ")
 	out, err := exec.Command(s.Kvtier, args...).Output()

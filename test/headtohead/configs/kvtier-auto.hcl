@@ -1,12 +1,12 @@
 # kvtier-auto: the head-to-head benchmark's kvtier configuration (issue 11).
-# systemd/kvtier.hcl with kernel tiering turned off by the daemon, the fast
-# tier budget of the issue's guest (160 MiB: 80 blocks of 2 MiB, more than
-# a 32-block hot set) and the sampler below.
+# systemd/kvtier.hcl with kernel tiering turned off by the daemon and the
+# sampler below. The fast tier's budget is the default's: fast_bytes = 0,
+# the fast node's room (what the kernel's tiering gets too).
 epoch          = "1s"
 kernel_tiering = "disable"
 
 budgets {
-  fast_bytes            = "160MiB"
+  fast_bytes            = 0
   migrate_bytes_per_sec = "256MiB"
   pages_per_epoch       = 65536
 }

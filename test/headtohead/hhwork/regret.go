@@ -27,6 +27,7 @@ func (w *work) regret() {
 	pc := newPlacement(w.a.pageList(c)) // the sampler's
 	qc := newPlacement(w.a.pageList(c)) // this goroutine's
 	r := &result.Regret{Blocks: c, FillBlocks: len(d)}
+	mig := migrated()
 	w.gaps = nil
 	w.smp.set(pc, "R-warm")
 	logf("regret: warming set C (%d blocks) for %s", len(c), w.cfg.warm)
@@ -52,6 +53,7 @@ func (w *work) regret() {
 		logf("regret: revisit %d: C share %.2f at the revisit, %.2f after the burst", i+1, at, end)
 	}
 	w.smp.set(nil, "")
+	r.Migrated = since(mig)
 	w.rep.Regret = r
 }
 

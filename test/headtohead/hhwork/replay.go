@@ -50,12 +50,28 @@ func (w *work) replay() error {
 	r := &replayer{w: w, pool: kvpool.New(slots), places: make([]*placement, slots),
 		rep: &result.Replay{Trace: w.cfg.trace, Slots: slots, RatePerSec: w.cfg.rate}}
 	w.rep.Replay = r.rep
+	r.rep.StartNode0 = w.onNode0(slots)
+	mig := migrated()
 	w.smp.set(nil, "trace")
 	logf("trace replay: %s into %d slots at %.0f blocks/s for %s", w.cfg.trace, slots, w.cfg.rate, w.cfg.replayTime)
 	err = r.loop(rd)
+	r.rep.Migrated = since(mig)
 	r.finish()
 	logf("trace replay: %d reads of %d requests, %d hits, %.3f of reads from node 0", r.rep.Reads, r.rep.Requests, r.rep.Hits, r.rep.Node0Share)
 	return err
+}
+
+// onNode0 returns the blocks among the first n with most of their pages
+// on node 0 now (none when the query fails; the failure is noted).
+func (w *work) onNode0(n int) []int {
+	out := []int{}
+	for b := range n {
+		s, err := newPlacement(w.a.pageList([]int{b})).node0Share()
+		if w.note(err); err == nil && s > 0.5 {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // loop paces the reads at the configured rate until the replay's time is

@@ -71,3 +71,20 @@ func TestArenaChecksums(t *testing.T) {
 		t.Error("an arena that is not a multiple of its block size was accepted")
 	}
 }
+
+func TestVmstatField(t *testing.T) {
+	text := []byte("nr_free_pages 100\npgmigrate_success 4096\npgmigrate_fail 3\n")
+	for _, tc := range []struct {
+		name string
+		want int64
+	}{
+		{"pgmigrate_success", 4096},
+		{"pgmigrate_fail", 3},
+		{"pgmigrate", -1},
+		{"absent", -1},
+	} {
+		if got := vmstatField(text, tc.name); got != tc.want {
+			t.Errorf("vmstatField(%q) = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

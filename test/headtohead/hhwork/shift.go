@@ -25,11 +25,11 @@ func (w *work) shifting() {
 			continue
 		}
 		w.smp.set(ph.p, ph.name)
-		start := w.smp.now()
+		start, mig := w.smp.now(), migrated()
 		logf("phase %s: reading set %s (%d blocks) for %s", ph.name, ph.set, len(ph.blocks), ph.d)
 		passes := w.readFor(ph.blocks, ph.d, nil)
 		w.rep.Phases = append(w.rep.Phases, result.Phase{Name: ph.name, Set: ph.set,
-			Start: start, End: w.smp.now(), Passes: passes})
+			Start: start, End: w.smp.now(), Passes: passes, Migrated: since(mig)})
 	}
 	w.smp.set(nil, "")
 }

@@ -135,14 +135,48 @@ func shiftTable(b *bytes.Buffer, runs []Run) {
 }
 
 func migrationTable(b *bytes.Buffer, runs []Run) {
-	b.WriteString("## Migrations and CPU\n\nkvtier's pages by direction (its metrics) and every /proc/vmstat migration counter that changed during the run.\n\n")
-	header(b, "configuration", "kvtier promote", "kvtier demote", "vmstat (delta)", "daemon CPU s", "kdamond CPU s")
+	b.WriteString("## Migrations and CPU\n\nPages the kernel migrated in each phase (pgmigrate_success, read by the workload as the phase began and ended), " +
+		"kvtier's pages by direction (its metrics) and every /proc/vmstat migration counter that changed during the run.\n\n")
+	header(b, "configuration", "pages A1 / B / A2 / regret / replay", "kvtier promote", "kvtier demote", "vmstat (delta)", "daemon CPU s", "kdamond CPU s")
 	for i := range runs {
 		r := &runs[i]
-		row(b, r.Config, metric(r, `kvtier_migrated_pages_total{direction="promote"}`), metric(r, `kvtier_migrated_pages_total{direction="demote"}`),
+		row(b, r.Config, phasePages(r), metric(r, `kvtier_migrated_pages_total{direction="promote"}`), metric(r, `kvtier_migrated_pages_total{direction="demote"}`),
 			vmstatCell(r.VMStat), fmt.Sprintf("%.1f", r.DaemonCPU), fmt.Sprintf("%.1f", r.KdamondCPU))
 	}
 	b.WriteString("\n")
+}
+
+// phasePages is the pages migrated in each phase of r, "-" where unknown.
+func phasePages(r *Run) string {
+	w := r.Workload
+	if w == nil {
+		return "-"
+	}
+	cell := func(n int64) string {
+		if n < 0 {
+			return "-"
+		}
+		return fmt.Sprint(n)
+	}
+	cells := phaseCells(r, []string{"A1", "B", "A2"}, func(p *result.Phase) string { return cell(p.Migrated) })
+	for _, n := range []int64{regretPages(w.Regret), replayPages(w.Replay)} {
+		cells = append(cells, cell(n))
+	}
+	return strings.Join(cells, " / ")
+}
+
+func regretPages(r *result.Regret) int64 {
+	if r == nil {
+		return -1
+	}
+	return r.Migrated
+}
+
+func replayPages(r *result.Replay) int64 {
+	if r == nil {
+		return -1
+	}
+	return r.Migrated
 }
 
 func metric(r *Run, name string) string {

@@ -18,9 +18,9 @@ func sample() *Results {
 		{T: 5.5, Phase: "R-burst1", Share: 0.8}, {T: 6, Phase: "R-gap1", Share: 0.7}, {T: 7, Phase: "R-burst2", Share: 0.7},
 		{T: 9, Phase: "trace", Share: 0.6}, {T: 9.5, Phase: "trace", Share: 0.65}}
 	w := &result.Report{Blocks: 2, Verified: 2, Series: pts,
-		Phases: []result.Phase{{Name: "A1", EndShare: 0.9, To80: &d}, {Name: "B", Start: 2, EndShare: 0.4}},
-		Regret: &result.Regret{RevisitShare: 0.7, Cycles: []result.Cycle{{AtRevisit: 0.3}}},
-		Replay: &result.Replay{Reads: 10, Node0Share: 0.6}}
+		Phases: []result.Phase{{Name: "A1", EndShare: 0.9, To80: &d, Migrated: 4}, {Name: "B", Start: 2, EndShare: 0.4, Migrated: -1}},
+		Regret: &result.Regret{RevisitShare: 0.7, Cycles: []result.Cycle{{AtRevisit: 0.3}}, Migrated: 5},
+		Replay: &result.Replay{Reads: 10, Node0Share: 0.6, Migrated: 1}}
 	bad := *w
 	bad.Mismatches = []int{1}
 	return &Results{Started: time.Unix(0, 0).UTC(), Kernel: "6.12", Runs: []Run{
@@ -40,7 +40,7 @@ func TestMarkdown(t *testing.T) {
 		"| damos | failed: guest timed out |",
 		"| checksums | no | kvtier-auto |",
 		"![hot-set share on node 0 over time](hotshare.svg)",
-		"| kvtier-auto | 7 | 3 | pgmigrate_success 10 |",
+		"| kvtier-auto | 4 / - / - / 5 / 1 | 7 | 3 | pgmigrate_success 10 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", want, md)

@@ -38,6 +38,9 @@ type Phase struct {
 	To80 *float64 `json:"seconds_to_80,omitempty"`
 	// Passes is how many times the phase read its whole set.
 	Passes int `json:"passes"`
+	// Migrated is the pages the kernel migrated during the phase
+	// (pgmigrate_success), -1 when unknown.
+	Migrated int64 `json:"pages_migrated"`
 }
 
 // Cycle is one revisit of the regret phase: a burst of reads of set C,
@@ -75,6 +78,8 @@ type Regret struct {
 	GapShare float64 `json:"gap_share"`
 	// HeldShare is the summed Held over the summed gaps.
 	HeldShare float64 `json:"held_share"`
+	// Migrated is the pages the kernel migrated during the regret phase.
+	Migrated int64 `json:"pages_migrated"`
 }
 
 // Replay is the trace replay's report.
@@ -97,6 +102,11 @@ type Replay struct {
 	// WholeBlockShare is the share of reads whose block was entirely on
 	// node 0.
 	WholeBlockShare float64 `json:"whole_block_share"`
+	// Migrated is the pages the kernel migrated during the replay.
+	Migrated int64 `json:"pages_migrated"`
+	// StartNode0 are the slots with most of their pages on node 0 when
+	// the replay began: the simulator's prediction starts from them.
+	StartNode0 []int `json:"start_node0"`
 }
 
 // Report is the workload's one JSON document.
