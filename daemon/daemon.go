@@ -83,6 +83,8 @@ type Daemon struct {
 	budgetUse  api.BudgetUse
 	speed      moverSpeed // the mover's measured speed, for the plan's size
 	recCursor  reconcileCursor
+	recNext    uint64               // the epoch of the next reconcile pass
+	recQuiet   int                  // reconcile passes in a row that corrected nothing (up to maxQuiet)
 	backoff    map[int]*nodeBackoff // full nodes backed off from
 	rec        *recorder
 	closed     bool

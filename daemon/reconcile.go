@@ -26,13 +26,28 @@ type reconcileCursor struct {
 	block  int
 }
 
-// reconcileLocked runs a reconcile pass if this epoch is due one.
+// maxQuiet bounds the reconcile back-off: after passes that corrected
+// nothing, passes come up to 1<<maxQuiet times less often than
+// planner.reconcile_epochs says.
+const maxQuiet = 3
+
+// reconcileLocked runs a reconcile pass if this epoch is due one. Passes
+// cost move_pages queries of every page they read; while nobody else
+// moves pages they find nothing, so each pass that corrected nothing
+// doubles the interval to the next (up to 1<<maxQuiet times
+// reconcile_epochs), and a pass that corrected a block brings it back.
 func (d *Daemon) reconcileLocked(now policy.Time) {
 	every := d.cfg.Planner.ReconcileEpochs
-	if every <= 0 || d.slowNode < 0 || d.planner.Epoch()%uint64(every) != 0 {
+	epoch := d.planner.Epoch()
+	if every <= 0 || d.slowNode < 0 || epoch < d.recNext {
 		return
 	}
-	d.reconcilePass(now, d.cfg.Planner.ReconcilePages)
+	if d.reconcilePass(now, d.cfg.Planner.ReconcilePages) > 0 {
+		d.recQuiet = 0
+	} else {
+		d.recQuiet = min(d.recQuiet+1, maxQuiet)
+	}
+	d.recNext = epoch + uint64(every)<<d.recQuiet
 }
 
 // reconcilePass reads the placement of up to budget pages of blocks,

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/kvtier/kvtier/daemon/api"
@@ -77,5 +78,52 @@ planner {
 	// A pass with nothing drifted corrects nothing.
 	if n := d.reconcilePass(now, 1<<20); n != 0 {
 		t.Errorf("a second pass corrected %d blocks, want 0", n)
+	}
+}
+
+// TestReconcileBackoff: passes that correct nothing space the next pass
+// out (2, 4, then 8 times reconcile_epochs); a pass that corrects a
+// block brings the interval back. Before, a host where nobody else moved
+// pages paid a pass every reconcile_epochs epochs forever.
+func TestReconcileBackoff(t *testing.T) {
+	d, _ := fixtureDaemon(t, `
+epoch = "10s"
+kernel_tiering = "report"
+sampler "fault" {}
+tiers {
+  fast = [1]
+  slow = [0]
+}
+planner {
+  reconcile_epochs = 2
+}
+`)
+	wl := startWorkload(t)
+	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 64 << 10,
+		source: "test", priority: policy.PriorityNormal, refcount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.regions[v.ID]
+	var passes []uint64
+	for range 40 {
+		before := d.recNext
+		d.reconcileLocked(d.now())
+		if d.recNext != before {
+			passes = append(passes, d.planner.Epoch())
+		}
+		if d.planner.Epoch() == 20 { // a block moved behind the daemon's back
+			if ok, err := d.planner.SetTier(r.blocks[1].ID, true, d.now()); !ok || err != nil {
+				t.Fatalf("making block 1 fast: %v, %v", ok, err)
+			}
+			r.fast[1] = true
+		}
+		d.planner.Plan(d.now())
+	}
+	want := []uint64{0, 4, 12, 28, 30, 34} // 28 corrects block 1: back to 2, then 4
+	if !slices.Equal(passes, want) {
+		t.Fatalf("passes at epochs %v, want %v", passes, want)
 	}
 }
