@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	dto "github.com/prometheus/client_model/go"
@@ -123,5 +124,21 @@ func TestNodeFullBackoff(t *testing.T) {
 	}
 	if n := plan(); n == 0 || d.backoff[1] != nil {
 		t.Fatalf("after node 1's free memory rose: %d demotions, backoff %+v", n, d.backoff[1])
+	}
+}
+
+// TestUntilNext: epochs start one epoch apart whatever the moves took; an
+// epoch that overran is followed after a tenth of an epoch.
+func TestUntilNext(t *testing.T) {
+	const epoch = time.Second
+	for _, tc := range []struct{ took, want time.Duration }{
+		{0, epoch},
+		{600 * time.Millisecond, 400 * time.Millisecond},
+		{950 * time.Millisecond, epoch / 10},
+		{3 * time.Second, epoch / 10},
+	} {
+		if got := untilNext(tc.took, epoch); got != tc.want {
+			t.Errorf("after an epoch of %v: next in %v, want %v", tc.took, got, tc.want)
+		}
 	}
 }

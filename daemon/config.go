@@ -86,7 +86,8 @@ type Budgets struct {
 	Tenants            map[string]int64 // fast-tier bytes per tenant
 	MigrateBytesPerSec int64            // migration bandwidth; 0 is no limit
 	PagesPerEpoch      int              // pages moved per epoch; 0 is no limit
-	// MoveTimeout bounds the mover within an epoch; 0 is half the epoch.
+	// MoveTimeout bounds the mover within an epoch; 0 is three quarters
+	// of the epoch.
 	MoveTimeout time.Duration
 }
 
@@ -217,7 +218,7 @@ func (c *Config) MoveDeadline() time.Duration {
 	if c.Budgets.MoveTimeout > 0 && c.Budgets.MoveTimeout < c.Epoch {
 		return c.Budgets.MoveTimeout
 	}
-	return c.Epoch / 2
+	return c.Epoch * 3 / 4
 }
 
 // TenantBudget returns the fast-tier bytes of a tenant, 0 for no limit.

@@ -35,10 +35,20 @@ func (d *Daemon) loop(ctx context.Context) {
 		case <-watchdog:
 			_ = d.opts.Notifier.Notify("WATCHDOG=1")
 		case <-timer.C:
+			start := time.Now()
 			d.runEpoch(ctx)
-			timer.Reset(d.Config().Epoch)
+			timer.Reset(untilNext(time.Since(start), d.Config().Epoch))
 		}
 	}
+}
+
+// untilNext is the wait before the next epoch, after one that took took. Epochs start every epoch,
+// counted from this one's start, so the time the moves take does not
+// stretch them (DAMON's aggregations and the planner's decay assume one
+// epoch between two); an epoch that ran over its length is followed after
+// a tenth of an epoch.
+func untilNext(took, epoch time.Duration) time.Duration {
+	return max(epoch-took, epoch/10)
 }
 
 // plannedMove ties a planner move to the mover's move and its region.

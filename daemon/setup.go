@@ -122,11 +122,12 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 //
 // The planner plans migrate_bytes_per_sec x epoch bytes per epoch, and the
 // mover must be able to move all of them before its deadline
-// (Config.MoveDeadline, half the epoch by default, the other half being
-// headroom for draining, deciding and feedback). The token bucket's burst
-// is therefore one epoch's bytes: the loop waits a whole epoch between two
-// mover runs, so every run starts with a full bucket and the plan never
-// waits for bandwidth. The rate still holds over time: in any window of T
+// (Config.MoveDeadline, three quarters of the epoch by default, the rest
+// being headroom for draining, deciding and feedback). The token bucket's
+// burst is therefore one epoch's bytes: epochs start one epoch apart, and
+// a run that took its epoch's bytes over its run has them back, at the
+// rate, by the next epoch's start, so every run starts with a full bucket
+// and the plan never waits for bandwidth. The rate still holds over time: in any window of T
 // seconds at most rate x (T + epoch) bytes move, and the planner never
 // plans more than rate x epoch in one epoch. (Before, the burst was a
 // tenth of a second, so a run could move burst + rate x deadline, 0.6 of

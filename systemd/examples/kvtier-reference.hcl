@@ -20,7 +20,7 @@ budgets {
   fast_bytes            = "48GiB"    # fast-tier bytes of all regions (0: no limit)
   migrate_bytes_per_sec = "256MiB"   # migration bandwidth (0: no limit)
   pages_per_epoch       = 65536      # 4 KiB pages moved per epoch (0: no limit)
-  move_timeout          = "500ms"    # the mover's deadline in an epoch (default: half the epoch)
+  move_timeout          = "750ms"    # the mover's deadline in an epoch (default: 3/4 of the epoch)
 
   # Fast-tier quota of a tenant: its own coldest blocks go first when it
   # needs room; other tenants' blocks only when that is not enough.
