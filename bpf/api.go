@@ -154,17 +154,21 @@ type Options struct {
 	// per block while the blocks fit, else per run of adjacent blocks.
 	// Default 4096.
 	DAMONMaxRegions uint32
+	// DAMONRegionsPerBlock cuts each block in as many DAMON regions while
+	// DAMONMaxRegions has room. Default DefaultRegionsPerBlock.
+	DAMONRegionsPerBlock uint32
 }
 
 // DAMONIntervals derives DAMON's sampling and aggregation intervals from
 // an epoch: two aggregations an epoch, so that every drain finds at least
-// one, and ten access checks an aggregation. A block's counts in an epoch
+// one, and five access checks an aggregation. A block's counts in an epoch
 // then estimate how often it is used: a block used every T seconds
-// collects about epoch/T checks that found it accessed (up to 20), and a
-// block not used collects none.
+// collects about epoch/T checks that found it accessed (up to 10), and a
+// block not used collects none. kdamond's CPU time grows with the checks
+// (regions x checks a second); HMSDK checks every 100 ms too.
 func DAMONIntervals(epoch time.Duration) (sample, aggregate time.Duration) {
 	aggregate = max(epoch/2, time.Millisecond)
-	return max(aggregate/10, 100*time.Microsecond), aggregate
+	return max(aggregate/5, 100*time.Microsecond), aggregate
 }
 
 type opener func(Options) (Sampler, error)

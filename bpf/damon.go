@@ -21,6 +21,7 @@ type damon struct {
 func openDamon(opts Options) (Sampler, error) {
 	admin := newDamonAdmin(opts.SysRoot, opts.ProcRoot, damonAttrs{
 		sample: opts.DAMONSample, aggr: opts.DAMONAggregate, maxRegions: opts.DAMONMaxRegions,
+		perBlock: opts.DAMONRegionsPerBlock,
 	})
 	tid, region, err := damonArgs()
 	if err != nil {
@@ -93,7 +94,7 @@ func damonArgs() (tid, region uint32, err error) {
 // its regions those of damonLayout, and writes the target index -> pid
 // map the BPF program reads.
 func (d *damon) retarget(regions map[uint32]Region) error {
-	targets := damonLayout(regions, d.admin.attrs.maxRegions)
+	targets := damonLayout(regions, d.admin.attrs.maxRegions, d.admin.attrs.perBlock)
 	if uint32(len(targets)) > d.c.objs.DamonTargets.MaxEntries() {
 		return fmt.Errorf("%d DAMON targets: %w", len(targets), ErrTooManyRegions)
 	}

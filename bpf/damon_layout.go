@@ -7,28 +7,28 @@ import (
 	"github.com/kvtier/kvtier/numa"
 )
 
-// subRegions is how many DAMON regions kvtier gives a block when there is
-// room for them under max_regions. DAMON checks one page of each region
-// per sampling interval, so a block of four regions has four pages checked
-// and is seen about four times as often: a hot block is found in the
-// first aggregation after it turns hot rather than after two or three.
-const subRegions = 4
+// DefaultRegionsPerBlock is how many DAMON regions a block gets by default
+// (the damon sampler's regions_per_block): one. DAMON checks one page of
+// each region per sampling interval, and a KV block is read whole, so a
+// read is caught by whichever page is checked; more regions a block find
+// blocks only partly read, at kdamond CPU time proportional to the regions.
+const DefaultRegionsPerBlock = 1
 
 // damonLayout turns the watched regions into DAMON targets, one per
 // process in pid order, each monitored only in its regions (not in the
 // rest of its address space), cut into DAMON regions that never cross a
 // block boundary, so that a DAMON region's nr_accesses belongs to one
 // block, or to one run of whole blocks. All DAMON regions have about the
-// same size (regionSize): a quarter of the largest block while the
-// regions fit maxRegions (0: no limit), else a block, else runs of blocks
-// (so there are about maxRegions at most: a region's partial last piece
-// adds one).
-func damonLayout(regions map[uint32]Region, maxRegions uint32) []damonTarget {
+// same size (regionSize): the largest block cut in perBlock pieces (0: 1)
+// while the regions fit maxRegions (0: no limit), else in fewer, else runs
+// of blocks (so there are about maxRegions at most: a region's partial
+// last piece adds one).
+func damonLayout(regions map[uint32]Region, maxRegions, perBlock uint32) []damonTarget {
 	byPID := map[uint32][]Region{}
 	for _, r := range regions {
 		byPID[r.PID] = append(byPID[r.PID], r)
 	}
-	size := regionSize(regions, maxRegions)
+	size := regionSize(regions, maxRegions, perBlock)
 	targets := make([]damonTarget, 0, len(byPID))
 	for pid, rs := range byPID {
 		slices.SortFunc(rs, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) })
@@ -43,10 +43,10 @@ func damonLayout(regions map[uint32]Region, maxRegions uint32) []damonTarget {
 }
 
 // regionSize is the DAMON region size for regions under maxRegions: the
-// largest block split in as many equal pieces (up to subRegions) as
+// largest block split in as many equal pieces (up to perBlock) as
 // maxRegions leaves room for, else runs of blocks as large as
 // total/maxRegions (appendCuts rounds them up to whole blocks).
-func regionSize(regions map[uint32]Region, maxRegions uint32) uint64 {
+func regionSize(regions map[uint32]Region, maxRegions, perBlock uint32) uint64 {
 	var total, largest uint64
 	for _, r := range regions {
 		total += r.End - r.Start
@@ -55,7 +55,7 @@ func regionSize(regions map[uint32]Region, maxRegions uint32) uint64 {
 	if largest == 0 {
 		return 0
 	}
-	k := uint64(subRegions)
+	k := uint64(max(perBlock, 1))
 	if maxRegions > 0 {
 		k = min(k, uint64(maxRegions)/((total+largest-1)/largest))
 	}

@@ -33,6 +33,9 @@ type damonAttrs struct {
 	// maxRegions caps the DAMON regions of all targets together; blocks
 	// are grouped when there are more.
 	maxRegions uint32
+	// perBlock is the DAMON regions a block gets while maxRegions has
+	// room (0: DefaultRegionsPerBlock).
+	perBlock uint32
 }
 
 // damonRange is one DAMON region: [start, end).

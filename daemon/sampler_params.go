@@ -18,7 +18,7 @@ import (
 var pmuKinds = []string{"pebs", "pebs-l3miss", "ibs"}
 
 // samplerParamNames lists the parameters a sampler block may set.
-const samplerParamNames = "period, max_blocks, pmu, binary, symbol, abi, sample_interval, aggregate_interval or max_regions"
+const samplerParamNames = "period, max_blocks, pmu, binary, symbol, abi, sample_interval, aggregate_interval, max_regions or regions_per_block"
 
 // errUnknownParam: a sampler block sets a parameter no sampler has.
 var errUnknownParam = errors.New("unknown parameter")
@@ -60,6 +60,12 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 			return fmt.Errorf("max_regions %q: want a whole number from 3 to 2^32-1", v)
 		}
 		opts.DAMONMaxRegions = uint32(n)
+	case "regions_per_block":
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n < 1 || n > 64 {
+			return fmt.Errorf("regions_per_block %q: want a whole number from 1 to 64", v)
+		}
+		opts.DAMONRegionsPerBlock = uint32(n)
 	case "binary":
 		opts.Binary = v
 	case "symbol":

@@ -22,8 +22,8 @@ func TestSamplerParams(t *testing.T) {
 		{"pebs-l3miss", `pmu = "pebs-l3miss"`, bpf.Options{PMU: "pebs-l3miss"}},
 		{"ibs", `pmu = "ibs"` + "\n" + `max_blocks = 1000000`, bpf.Options{PMU: "ibs", MaxBlocks: 1000000}},
 		{"period as string", `period = "7"`, bpf.Options{SamplePeriod: 7}},
-		{"damon", `sample_interval = "20ms"` + "\n" + `aggregate_interval = "400ms"` + "\n" + `max_regions = 512`,
-			bpf.Options{DAMONSample: 20 * time.Millisecond, DAMONAggregate: 400 * time.Millisecond, DAMONMaxRegions: 512}},
+		{"damon", `sample_interval = "20ms"` + "\n" + `aggregate_interval = "400ms"` + "\n" + `max_regions = 512` + "\n" + `regions_per_block = 4`,
+			bpf.Options{DAMONSample: 20 * time.Millisecond, DAMONAggregate: 400 * time.Millisecond, DAMONMaxRegions: 512, DAMONRegionsPerBlock: 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSamplerParams(t *testing.T) {
 			if got.Binary != tt.want.Binary || got.Symbol != tt.want.Symbol || got.ABI != tt.want.ABI ||
 				got.PMU != tt.want.PMU || got.SamplePeriod != tt.want.SamplePeriod || got.MaxBlocks != tt.want.MaxBlocks ||
 				got.DAMONSample != tt.want.DAMONSample || got.DAMONAggregate != tt.want.DAMONAggregate ||
-				got.DAMONMaxRegions != tt.want.DAMONMaxRegions {
+				got.DAMONMaxRegions != tt.want.DAMONMaxRegions || got.DAMONRegionsPerBlock != tt.want.DAMONRegionsPerBlock {
 				t.Errorf("options %+v, want %+v", got, tt.want)
 			}
 		})

@@ -69,7 +69,7 @@ var Configs = []Config{
 
 const kvtierTuning = "The default config (systemd/kvtier.hcl) with kernel_tiering = \"disable\", epoch 1s, " +
 	"fast_bytes = 0 (the default: the fast node's room, as the kernel's tiering has), migrate_bytes_per_sec = \"256MiB\", " +
-	"policy regret_aware (weight 6, horizon 24), the planner's defaults (decay 0.5, cooldown 2 epochs, promote_min 1, reuse_epochs 8); " +
+	"policy lru, the planner's defaults (decay 0.5, cooldown 2 epochs, promote_min 1, reuse_epochs 8); " +
 	"the workload registers its arena (no pinned blocks);"
 
 const damosTuning = "Set up like SK hynix's HMSDK (tools/gen_migpol.py): one kdamond per node, operations paddr over the node's " +

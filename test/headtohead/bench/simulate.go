@@ -31,7 +31,7 @@ type Sim struct {
 
 // simHCL are the settings of test/headtohead/configs' kvtier configs (the
 // planner's other settings are the defaults of both daemon and simulator).
-var simHCL = Sim{Policy: "regret_aware:weight=6,horizon=24", Slots: 256, BlockSize: 2 << 20}
+var simHCL = Sim{Policy: "lru", Slots: 256, BlockSize: 2 << 20}
 
 // Predict returns the share of the first reads replayed accesses of the
 // trace that `kvtier sim --mode tiering` serves from the fast tier. Every

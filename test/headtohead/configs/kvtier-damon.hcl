@@ -13,10 +13,7 @@ budgets {
 
 sampler "damon" {}
 
-policy "regret_aware" {
-  weight  = 6
-  horizon = 24
-}
+policy "lru" {}
 
 api {
   socket = "/run/kvtier/kvtier.sock"
