@@ -29,10 +29,12 @@ func (w *work) regret() {
 	r := &result.Regret{Blocks: c, FillBlocks: len(d)}
 	mig := migrated()
 	w.gaps = nil
+	r.StartShare = w.share(qc)
 	w.smp.set(pc, "R-warm")
 	logf("regret: warming set C (%d blocks) for %s", len(c), w.cfg.warm)
 	w.readFor(c, w.cfg.warm, nil)
 	r.WarmShare = w.share(qc)
+	r.FillStartShare = w.share(newPlacement(w.a.pageList(d)))
 	w.smp.set(pc, "R-cool")
 	t0 := w.smp.now()
 	w.readFor(d, w.cfg.cool, w.demotedHalf(qc, r.WarmShare))

@@ -131,3 +131,18 @@ func TestPointJSON(t *testing.T) {
 		t.Errorf("round trip: %v %+v", err, back)
 	}
 }
+
+// TestMinPages: each new set's pages that started off node 0, in and out.
+func TestMinPages(t *testing.T) {
+	r := &Report{BlockKiB: 8, SetA: []int{1, 2}, SetB: []int{3, 4, 5, 6},
+		Phases: []Phase{{Set: "A", StartShare: 0.5}, {Set: "B", StartShare: 0.25}, {Set: "A", StartShare: 1}},
+		Regret: &Regret{Blocks: []int{7}, FillBlocks: 2, StartShare: 0, FillStartShare: 0.5}}
+	// 2 pages a block: A 2*0.5*2*2 = 4, B 2*0.75*4*2 = 12, A again 0,
+	// C 2*1*1*2 = 4, D 2*0.5*2*2 = 4.
+	if got := r.MinPages(); got != 24 {
+		t.Errorf("MinPages = %d, want 24", got)
+	}
+	if got := (&Report{}).MinPages(); got != 0 {
+		t.Errorf("MinPages of an empty report = %d, want 0", got)
+	}
+}

@@ -80,6 +80,11 @@ type Regret struct {
 	HeldShare float64 `json:"held_share"`
 	// Migrated is the pages the kernel migrated during the regret phase.
 	Migrated int64 `json:"pages_migrated"`
+	// StartShare and FillStartShare are C's share on node 0 when the
+	// warm-up began and D's when the cool-off began: what of them a system
+	// had to bring to node 0.
+	StartShare     float64 `json:"start_share"`
+	FillStartShare float64 `json:"other_start_share"`
 }
 
 // Replay is the trace replay's report.
@@ -137,6 +142,31 @@ type Report struct {
 	CPU *CPU `json:"cpu,omitempty"`
 	// Errors are non-fatal problems (a failed hint, a failed query).
 	Errors []string `json:"errors,omitempty"`
+}
+
+// MinPages is a lower bound of the pages a system migrates to bring every
+// new set of the run to node 0 when node 0 is full: per shift (B, then A
+// again, counted from A1's start) and for the regret phase's sets C and
+// D, the pages of the set that were not on node 0 when it turned hot, in,
+// and as many out. 0 when the report lacks the shares.
+func (r *Report) MinPages() int64 {
+	if r == nil || r.BlockKiB == 0 {
+		return 0
+	}
+	per := float64(r.BlockKiB) / 4 // 4 KiB pages a block
+	var n float64
+	for _, p := range r.Phases {
+		set := len(r.SetA)
+		if p.Set == "B" {
+			set = len(r.SetB)
+		}
+		n += 2 * (1 - p.StartShare) * float64(set) * per
+	}
+	if g := r.Regret; g != nil {
+		n += 2 * (1 - g.StartShare) * float64(len(g.Blocks)) * per
+		n += 2 * (1 - g.FillStartShare) * float64(g.FillBlocks) * per
+	}
+	return int64(n)
 }
 
 // ChecksumsOK reports whether every block matched at the end and every
