@@ -36,18 +36,30 @@ const maxQuiet = 3
 // moves pages they find nothing, so each pass that corrected nothing
 // doubles the interval to the next (up to 1<<maxQuiet times
 // reconcile_epochs), and a pass that corrected a block brings it back.
+// While a region pins blocks the interval stays as configured: a pinned
+// block moved away is brought back within reconcile_epochs.
 func (d *Daemon) reconcileLocked(now policy.Time) {
 	every := d.cfg.Planner.ReconcileEpochs
 	epoch := d.planner.Epoch()
 	if every <= 0 || d.slowNode < 0 || epoch < d.recNext {
 		return
 	}
-	if d.reconcilePass(now, d.cfg.Planner.ReconcilePages) > 0 {
+	if d.reconcilePass(now, d.cfg.Planner.ReconcilePages) > 0 || d.pinsLocked() {
 		d.recQuiet = 0
 	} else {
 		d.recQuiet = min(d.recQuiet+1, maxQuiet)
 	}
 	d.recNext = epoch + uint64(every)<<d.recQuiet
+}
+
+// pinsLocked reports whether a tracked region pins blocks.
+func (d *Daemon) pinsLocked() bool {
+	for _, r := range d.regions {
+		if len(r.pinned) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // reconcilePass reads the placement of up to budget pages of blocks,

@@ -82,10 +82,33 @@ planner {
 }
 
 // TestReconcileBackoff: passes that correct nothing space the next pass
-// out (2, 4, then 8 times reconcile_epochs); a pass that corrects a
-// block brings the interval back. Before, a host where nobody else moved
-// pages paid a pass every reconcile_epochs epochs forever.
+// out (2, 4, then 8 times reconcile_epochs); a pass that corrects a block
+// brings the interval back, and so does a region with pinned blocks (they
+// must come back within reconcile_epochs). Before, a host where nobody
+// else moved pages paid a pass every reconcile_epochs epochs forever.
 func TestReconcileBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pinned []api.Range
+		want   []uint64
+	}{
+		// 28 corrects block 1: back to 2 epochs, then 4.
+		{name: "nothing pinned", want: []uint64{0, 4, 12, 28, 30, 34}},
+		{name: "a pinned block", pinned: []api.Range{{Offset: 0, Length: 64 << 10}},
+			want: []uint64{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reconcilePasses(t, tc.pinned); !slices.Equal(got, tc.want) {
+				t.Fatalf("passes at epochs %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// reconcilePasses runs 40 epochs of reconcile (reconcile_epochs = 2) over
+// a region with the pinned ranges, block 1 moved behind the daemon's back
+// at epoch 20, and returns the epochs that ran a pass.
+func reconcilePasses(t *testing.T, pinned []api.Range) []uint64 {
 	d, _ := fixtureDaemon(t, `
 epoch = "10s"
 kernel_tiering = "report"
@@ -100,7 +123,7 @@ planner {
 `)
 	wl := startWorkload(t)
 	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 64 << 10,
-		source: "test", priority: policy.PriorityNormal, refcount: 1})
+		source: "test", priority: policy.PriorityNormal, refcount: 1, pinned: pinned})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +137,7 @@ planner {
 		if d.recNext != before {
 			passes = append(passes, d.planner.Epoch())
 		}
-		if d.planner.Epoch() == 20 { // a block moved behind the daemon's back
+		if d.planner.Epoch() == 20 {
 			if ok, err := d.planner.SetTier(r.blocks[1].ID, true, d.now()); !ok || err != nil {
 				t.Fatalf("making block 1 fast: %v, %v", ok, err)
 			}
@@ -122,8 +145,5 @@ planner {
 		}
 		d.planner.Plan(d.now())
 	}
-	want := []uint64{0, 4, 12, 28, 30, 34} // 28 corrects block 1: back to 2, then 4
-	if !slices.Equal(passes, want) {
-		t.Fatalf("passes at epochs %v, want %v", passes, want)
-	}
+	return passes
 }
