@@ -101,7 +101,7 @@ func fakeRun(name string, shares [3]float64, to80 float64, pages int64, revisit 
 	w := &result.Report{Blocks: 4, Verified: 4, Regret: &result.Regret{RevisitShare: revisit}, Replay: &result.Replay{Node0Share: 0.5}}
 	for i, n := range []string{"A1", "B", "A2"} {
 		d := to80
-		w.Phases = append(w.Phases, result.Phase{Name: n, Start: float64(10 * i), EndShare: shares[i], To80: &d})
+		w.Phases = append(w.Phases, result.Phase{Name: n, Start: float64(10 * i), EndShare: shares[i], To80: &d, Migrated: pages / 4})
 		w.Series = append(w.Series, result.Point{T: float64(10*i) + to80, Phase: n, Share: shares[i]})
 	}
 	return report.Run{Config: name, Workload: w, VMStat: map[string]int64{"pgmigrate_success": pages}, DaemonCPU: 0.5, KdamondCPU: 1}

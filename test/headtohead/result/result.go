@@ -144,6 +144,31 @@ type Report struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
+// PhasePages is the pages migrated during the phases (the shifts, the
+// regret phase and the replay), -1 when a phase's count is unknown. It
+// leaves out the fill before them and the final checksum pass after them
+// (which reads every block, so a tiering system moves what it read last).
+func (r *Report) PhasePages() int64 {
+	var n int64
+	add := func(m int64) {
+		if m < 0 || n < 0 {
+			n = -1
+			return
+		}
+		n += m
+	}
+	for _, p := range r.Phases {
+		add(p.Migrated)
+	}
+	if r.Regret != nil {
+		add(r.Regret.Migrated)
+	}
+	if r.Replay != nil {
+		add(r.Replay.Migrated)
+	}
+	return n
+}
+
 // MinPages is a lower bound of the pages a system migrates to bring every
 // new set of the run to node 0 when node 0 is full: per shift (B, then A
 // again, counted from A1's start) and for the regret phase's sets C and

@@ -14,6 +14,10 @@ tpp) probe record tpp -- sh /hh/kernel.sh tpp ;;
 damos) probe record damos -- sh /hh/damos.sh start paddr ;;
 kvtier)
 	daemon_start hh "/etc/kvtier/$HH_CONFIG.hcl"
+	# The daemon's event stream (its moves per epoch) for the console log,
+	# from a process not called kvtier (the CPU figures sum those).
+	ln -sf "$(command -v kvtier)" /run/kvtier-events
+	/run/kvtier-events events --json >/run/events.ndjson 2>/dev/null &
 	WL="$WL -daemon $SOCK"
 	[ "$HH_HINTS" = 1 ] && WL="$WL -hints"
 	;;
@@ -26,6 +30,7 @@ case "$HH_MODE" in
 damos) probe record damos-stats -- sh /hh/damos.sh stats ;;
 kvtier)
 	probe record metrics -- probe metrics "$METRICS"
+	probe record events -- sh -c 'grep -v "\"type\":\"regret\"" /run/events.ndjson | tail -n 2000'
 	daemon_stop hh
 	;;
 esac
