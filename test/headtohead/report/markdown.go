@@ -20,6 +20,7 @@ func Markdown(res *Results) []byte {
 		"Under TCG compare placement and ratios within one run, never absolute times.\n\n", res.Kernel, res.Topology)
 	fmt.Fprintf(&b, "- run: %s, commit %s\n- command: `%s`\n- workload flags: `%s`\n\n", res.Started.Format("2006-01-02 15:04 MST"), res.Commit, res.Command, res.Workload)
 	fmt.Fprintf(&b, "![hot-set share on node 0 over time](%s)\n\n", SVGFile)
+	fmt.Fprintf(&b, "What each figure shows and why each missed target misses, from this run's data: [ANALYSIS.md](ANALYSIS.md) (written by hand).\n\n")
 	summaryTable(&b, res.Runs)
 	shiftTable(&b, res.Runs)
 	migrationTable(&b, res.Runs)
