@@ -68,7 +68,8 @@
 // The function must not be inlined or removed and must have a symbol in the
 // binary's symbol table (C: __attribute__((noinline, used)), exported with
 // default visibility). Its body may be empty. The uprobe reads addr and len
-// with the C calling convention (amd64: RDI, RSI), Options.ABI = ABIC.
+// with the C calling convention (amd64: RDI, RSI; arm64: X0, X1),
+// Options.ABI = ABIC.
 //
 // A Go engine (no cgo) declares a function such as
 //
@@ -77,16 +78,24 @@
 //
 // and the sampler is opened with Options.Symbol = "main.kvtierHintAccess"
 // (the package path-qualified name in the Go symbol table) and Options.ABI =
-// ABIGo: Go's register ABI passes addr in RAX and n in RBX on amd64. The body
+// ABIGo: Go's register ABI passes addr in RAX and n in RBX on amd64, in R0
+// and R1 on arm64. The body
 // should use its arguments so the compiler keeps the call.
 // internal/hintprog is such a program (and also calls an assembly hint
 // entered with the C convention).
 //
-// The BPF objects are built for amd64 (bpf2go -target amd64): the samplers
-// exist on linux/amd64 only, elsewhere Names is empty. They load on
+// The BPF objects are built for amd64 and arm64 (bpf2go -target
+// amd64,arm64): the samplers exist on linux/amd64 and linux/arm64,
+// elsewhere Names is empty. "fault" is amd64-only (arm64 kernels have no
+// exceptions:page_fault_user tracepoint); sw-page-faults is its portable
+// counterpart. perf finds no memory-sampling PMU on arm64 (DetectPMU knows
+// PEBS and IBS, not SPE), so OpenAuto picks damon there. The arm64 objects
+// are checked by parsing them (TestObjectsPerArch: context offsets of the
+// perf and uprobe programs); they have not been loaded into an arm64
+// kernel by kvtier's tests. On amd64 they load on
 // Debian's 6.1 and 6.12 kernels: raw tracepoints (no tracefs needed),
 // bpf_loop (5.17), perf-event links (5.15, with an ioctl fallback), CO-RE
-// only for struct pt_regs and struct damon_region.
+// only for struct pt_regs (amd64) and struct damon_region.
 //
 // The binary must keep its symbol table: `go build` does, but `go run` and
 // `go test` binaries and -ldflags=-s builds do not.

@@ -1,4 +1,4 @@
-//go:build linux && amd64
+//go:build linux && (amd64 || arm64)
 
 package bpf
 
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -26,6 +27,9 @@ func requireRoot(t testing.TB) {
 // openOrSkip opens a sampler, skipping only when the kernel lacks it.
 func openOrSkip(t testing.TB, name string, opts Options) Sampler {
 	t.Helper()
+	if !slices.Contains(Names(), name) {
+		t.Skipf("sampler %s is not built for %s", name, runtime.GOARCH)
+	}
 	requireRoot(t)
 	s, err := Open(name, opts)
 	if errors.Is(err, ErrNotSupported) {

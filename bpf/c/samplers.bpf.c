@@ -9,10 +9,20 @@ char __license[] SEC("license") = "Dual BSD/GPL";
 
 /* ---- perf and sw-page-faults: perf_event programs ---- */
 
-/* The perf_event program context (uapi struct bpf_perf_event_data on
- * x86_64: the user pt_regs, then sample_period and addr). */
+/* The perf_event program context (uapi struct bpf_perf_event_data: the
+ * user pt_regs, then sample_period and addr). bpf_user_pt_regs_t is
+ * struct pt_regs on x86_64 (21 registers) and struct user_pt_regs on arm64
+ * (regs[31], sp, pc, pstate: 34). */
+#if defined(__TARGET_ARCH_arm64)
+#define USER_REGS 34
+#elif defined(__TARGET_ARCH_x86)
+#define USER_REGS 21
+#else
+#error "kvtier's samplers are built for amd64 and arm64 only"
+#endif
+
 struct perf_ctx {
-	__u64 regs[21];
+	__u64 regs[USER_REGS];
 	__u64 sample_period;
 	__u64 addr;
 };
@@ -29,6 +39,8 @@ int on_perf(struct perf_ctx *ctx)
 }
 
 /* ---- fault: exceptions:page_fault_user as a raw tracepoint ----
+ * (x86 only: arm64 kernels have no such tracepoint; the program is built
+ * for both, the Go loader registers "fault" on amd64 only)
  * TP_PROTO(unsigned long address, struct pt_regs *regs, unsigned long error_code) */
 SEC("raw_tracepoint/page_fault_user")
 int on_fault(struct bpf_raw_tracepoint_args *ctx)
@@ -40,28 +52,54 @@ int on_fault(struct bpf_raw_tracepoint_args *ctx)
 }
 
 /* ---- uprobe: application hints ----
- * void kvtier_hint_access(const void *addr, size_t len) */
+ * void kvtier_hint_access(const void *addr, size_t len)
+ *
+ * HINT_C0/1: the first two integer arguments in the C calling convention;
+ * HINT_GO0/1: in Go's register ABI. amd64: RDI, RSI (C) and RAX, RBX (Go),
+ * read through CO-RE from the kernel's struct pt_regs. arm64: X0, X1 in
+ * both, user_pt_regs.regs[0..1], which the kernel's struct pt_regs starts
+ * with (a stable uapi layout, no CO-RE needed). */
+#if defined(__TARGET_ARCH_arm64)
+struct pt_regs;
+struct user_pt_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+#define ARM64_X(ctx, n) (((struct user_pt_regs *)(ctx))->regs[n])
+#define HINT_C0(ctx) ARM64_X(ctx, 0)
+#define HINT_C1(ctx) ARM64_X(ctx, 1)
+#define HINT_GO0(ctx) ARM64_X(ctx, 0)
+#define HINT_GO1(ctx) ARM64_X(ctx, 1)
+#else
 struct pt_regs {
 	unsigned long bx;
 	unsigned long ax;
 	unsigned long si;
 	unsigned long di;
 } __attribute__((preserve_access_index));
+#define HINT_C0(ctx) ((ctx)->di)
+#define HINT_C1(ctx) ((ctx)->si)
+#define HINT_GO0(ctx) ((ctx)->ax)
+#define HINT_GO1(ctx) ((ctx)->bx)
+#endif
 
 SEC("uprobe")
 int on_hint_c(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	record(tgid, ctx->di, ctx->si, 1, KIND_UNKNOWN);
+	record(tgid, HINT_C0(ctx), HINT_C1(ctx), 1, KIND_UNKNOWN);
 	return 0;
 }
 
-/* Go's register ABI (amd64): the first integer arguments in RAX, RBX. */
+/* Go's register ABI: the first integer arguments (RAX, RBX on amd64; R0,
+ * R1 on arm64). */
 SEC("uprobe")
 int on_hint_go(struct pt_regs *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	record(tgid, ctx->ax, ctx->bx, 1, KIND_UNKNOWN);
+	record(tgid, HINT_GO0(ctx), HINT_GO1(ctx), 1, KIND_UNKNOWN);
 	return 0;
 }
 

@@ -30,10 +30,11 @@ func kvtierHintAccess(addr, n uintptr) { sink += addr ^ n }
 // kvtierHintAccessC is the hint entered with the C calling convention
 // (assembly, called only by hintC).
 //
-//lint:ignore U1000 called from hint_amd64.s
+//lint:ignore U1000 called from hint_amd64.s and hint_arm64.s
 func kvtierHintAccessC()
 
-// hintC calls kvtierHintAccessC with addr in RDI and n in RSI.
+// hintC calls kvtierHintAccessC with addr and n in the C convention's
+// first two argument registers (amd64: RDI, RSI; arm64: X0, X1).
 func hintC(addr, n uintptr)
 
 func main() {
