@@ -98,6 +98,7 @@ install-files:
 	test -e $(DESTDIR)/etc/kvtier/kvtier.hcl || install -D -m 0644 systemd/kvtier.hcl $(DESTDIR)/etc/kvtier/kvtier.hcl
 	install -D -m 0644 systemd/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json
 	install -D -m 0644 systemd/kernel-tunables.conf $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf
+	install -D -m 0644 systemd/metrics-network.conf $(DESTDIR)$(PREFIX)/share/kvtier/metrics-network.conf
 	install -D -m 0644 systemd/examples/kvtier-reference.hcl $(DESTDIR)$(PREFIX)/share/doc/kvtier/examples/kvtier-reference.hcl
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
@@ -110,6 +111,7 @@ install-files:
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kvtier $(DESTDIR)$(UNITDIR)/kvtier.service \
 	  $(DESTDIR)$(PREFIX)/share/kvtier/grafana/kvtier.json $(DESTDIR)$(PREFIX)/share/kvtier/kernel-tunables.conf \
+	  $(DESTDIR)$(PREFIX)/share/kvtier/metrics-network.conf \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvtier \
 	  $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_kvtier \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/kvtier.fish \

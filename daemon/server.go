@@ -42,6 +42,9 @@ func (d *Daemon) listen() (*apiServer, error) {
 		mux.Handle("/metrics", d.metrics.handler())
 		s.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = s.metrics.Serve(s.mln) }()
+		if w := metricsExposureWarning(cfg.Metrics.Listen, underSystemd()); w != "" {
+			d.log.Warn(w)
+		}
 	}
 	go func() {
 		defer close(s.done)

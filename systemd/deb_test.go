@@ -28,6 +28,7 @@ var wantDebFiles = map[string]string{
 	"./usr/share/doc/kvtier/README.md.gz":                  "-rw-r--r--",
 	"./usr/share/kvtier/grafana/kvtier.json":               "-rw-r--r--",
 	"./usr/share/kvtier/kernel-tunables.conf":              "-rw-r--r--",
+	"./usr/share/kvtier/metrics-network.conf":              "-rw-r--r--",
 	"./usr/share/doc/kvtier/examples/kvtier-reference.hcl": "-rw-r--r--",
 	"./usr/share/doc/kvtier/copyright":                     "-rw-r--r--",
 	"./usr/share/doc/kvtier/changelog.gz":                  "-rw-r--r--",
@@ -270,7 +271,8 @@ func TestMakeInstall(t *testing.T) {
 	}
 	for _, f := range []string{"usr/bin/kvtier", "etc/kvtier/kvtier.hcl", "usr/share/bash-completion/completions/kvtier",
 		"usr/share/zsh/vendor-completions/_kvtier", "usr/share/fish/vendor_completions.d/kvtier.fish",
-		"usr/share/kvtier/grafana/kvtier.json", "usr/share/kvtier/kernel-tunables.conf"} {
+		"usr/share/kvtier/grafana/kvtier.json", "usr/share/kvtier/kernel-tunables.conf",
+		"usr/share/kvtier/metrics-network.conf"} {
 		if fi, err := os.Stat(filepath.Join(dest, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s not installed: %v", f, err)
 		}

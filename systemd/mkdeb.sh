@@ -45,6 +45,7 @@ install -D -m 0644 "$src/systemd/kvtier.service" "$root/lib/systemd/system/kvtie
 install -D -m 0644 "$src/systemd/kvtier.hcl" "$root/etc/kvtier/kvtier.hcl"
 install -D -m 0644 "$src/systemd/grafana/kvtier.json" "$root/usr/share/kvtier/grafana/kvtier.json"
 install -D -m 0644 "$src/systemd/kernel-tunables.conf" "$root/usr/share/kvtier/kernel-tunables.conf"
+install -D -m 0644 "$src/systemd/metrics-network.conf" "$root/usr/share/kvtier/metrics-network.conf"
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
 	"$root/usr/share/fish/vendor_completions.d" "$root/usr/share/doc/kvtier"
 "$bin" completion bash >"$root/usr/share/bash-completion/completions/kvtier"

@@ -129,30 +129,88 @@ func TestUnitSecurity(t *testing.T) {
 	}
 }
 
-// TestKernelTunablesDropIn verifies the drop-in that lets the DAMON
-// sampler and kernel_tiering = "disable" write their kernel files.
-func TestKernelTunablesDropIn(t *testing.T) {
+// TestDropIns verifies the shipped drop-ins with systemd-analyze verify
+// and checks what each must set: kernel-tunables.conf lets the DAMON
+// sampler and kernel_tiering = "disable" write their kernel files,
+// metrics-network.conf allows a scrape network.
+func TestDropIns(t *testing.T) {
 	sa := need(t, "systemd-analyze", "systemd")
-	path := unitFor(t, kvtierBinary(t))
-	dir := path + ".d"
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
+	bin := kvtierBinary(t)
+	for _, tc := range []struct {
+		file  string
+		lines []string
+	}{
+		{"kernel-tunables.conf", []string{"ReadWritePaths=-/sys/kernel/mm/damon/admin",
+			"ReadWritePaths=-/proc/sys/kernel/numa_balancing", "ReadWritePaths=-/sys/kernel/mm/numa/demotion_enabled"}},
+		{"metrics-network.conf", []string{"[Service]", "IPAddressAllow=192.0.2.0/24"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := unitFor(t, bin)
+			dir := path + ".d"
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			src, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.file), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(sa, "verify", path).CombinedOutput()
+			if err != nil || len(strings.TrimSpace(string(out))) != 0 {
+				t.Errorf("systemd-analyze verify with the drop-in: %v\n%s", err, out)
+			}
+			for _, l := range tc.lines {
+				if !strings.Contains(string(src), "\n"+l+"\n") {
+					t.Errorf("drop-in lacks the line %q", l)
+				}
+			}
+		})
 	}
-	src, err := os.ReadFile("kernel-tunables.conf")
+}
+
+// unitBytes parses a systemd or GOMEMLIMIT size: a number with an optional
+// K, M or G (systemd, base 1024) or KiB, MiB or GiB (Go) suffix.
+func unitBytes(t *testing.T, v string) uint64 {
+	t.Helper()
+	num := strings.TrimRight(v, "KMGiB")
+	n, err := strconv.ParseUint(num, 10, 64)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("size %q: %v", v, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernel-tunables.conf"), src, 0o644); err != nil {
-		t.Fatal(err)
+	shift := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30, "KiB": 10, "MiB": 20, "GiB": 30}
+	s, ok := shift[v[len(num):]]
+	if !ok {
+		t.Fatalf("size %q: unknown suffix", v)
 	}
-	out, err := exec.Command(sa, "verify", path).CombinedOutput()
-	if err != nil || len(strings.TrimSpace(string(out))) != 0 {
-		t.Errorf("systemd-analyze verify with the drop-in: %v\n%s", err, out)
-	}
-	for _, p := range []string{"/sys/kernel/mm/damon/admin", "/proc/sys/kernel/numa_balancing",
-		"/sys/kernel/mm/numa/demotion_enabled"} {
-		if !strings.Contains(string(src), "ReadWritePaths=-"+p+"\n") {
-			t.Errorf("drop-in does not make %s writable", p)
+	return n << s
+}
+
+// TestUnitResourceBounds checks that the unit bounds memory and CPU and
+// that the bounds nest: the Go GC's soft limit below MemoryHigh (where the
+// kernel starts throttling), MemoryHigh below MemoryMax (the OOM kill).
+func TestUnitResourceBounds(t *testing.T) {
+	u := parseUnit(t, "kvtier.service")
+	var gomem string
+	for _, e := range u.words("Service", "Environment") {
+		if v, ok := strings.CutPrefix(e, "GOMEMLIMIT="); ok {
+			gomem = v
 		}
+	}
+	for _, k := range []string{"MemoryHigh", "MemoryMax", "CPUWeight", "CPUQuota"} {
+		if u.last("Service", k) == "" {
+			t.Fatalf("[Service] sets no %s", k)
+		}
+	}
+	if gomem == "" {
+		t.Fatal("no Environment=GOMEMLIMIT=...")
+	}
+	limit, high, hard := unitBytes(t, gomem), unitBytes(t, u.last("Service", "MemoryHigh")), unitBytes(t, u.last("Service", "MemoryMax"))
+	if !(limit < high && high < hard) {
+		t.Errorf("want GOMEMLIMIT %d < MemoryHigh %d < MemoryMax %d", limit, high, hard)
+	}
+	if w, err := strconv.Atoi(u.last("Service", "CPUWeight")); err != nil || w >= 100 {
+		t.Errorf("CPUWeight %q: want below the default 100, so the engine wins under contention", u.last("Service", "CPUWeight"))
 	}
 }
