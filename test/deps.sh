@@ -36,12 +36,14 @@ dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok in
 if ((${#missing[@]})); then apt_install "${missing[@]}"; fi
 
 # find_kernels prints the two package names (6.12 newest, 6.1 of
-# linux-image-amd64), or nothing for a series apt-cache does not know.
+# linux-image-amd64), or "-" for a series apt-cache does not know. apt-cache
+# fails outright when the lists are empty (a fresh machine, or after
+# apt-get clean): that is "does not know" too, not a reason to exit.
 find_kernels() {
 	local k612 k61
-	k612=$(apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64$' |
+	k612=$({ apt-cache search --names-only '^linux-image-6\.12\.[0-9.]+\+deb12-amd64$' 2>/dev/null || true; } |
 		awk '{print $1}' | sort -V | tail -n1)
-	k61=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	k61=$({ apt-cache depends linux-image-amd64 2>/dev/null || true; } |
 		awk '/Depends: linux-image-6\.1\./ {print $2; exit}')
 	echo "${k612:--} ${k61:--}"
 }
