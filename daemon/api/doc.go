@@ -26,6 +26,9 @@
 // conflict, 413 for a body over api.max_body, 429 over api.max_regions or
 // api.max_regions_per_process.
 //
+// openapi.json in this directory is an OpenAPI 3.0 description of the
+// same API; tests keep it matched to the routes and to these types.
+//
 // # Who may do what
 //
 // The daemon reads each caller's credentials from the socket (SO_PEERCRED).
