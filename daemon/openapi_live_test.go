@@ -8,7 +8,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,16 +143,11 @@ func unixHTTPClient(sock string) *http.Client {
 // liveDoc is openapi.json as generic JSON, to follow its references.
 type liveDoc map[string]any
 
+// loadLiveDoc parses api/openapi.json as generic JSON.
 func loadLiveDoc(t *testing.T) liveDoc {
 	t.Helper()
-	b, err := os.ReadFile("api/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d liveDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	readOpenAPI(t, &d)
 	return d
 }
 

@@ -27,18 +27,24 @@ type openAPIDoc struct {
 // loadOpenAPI parses the committed description.
 func loadOpenAPI(t *testing.T) openAPIDoc {
 	t.Helper()
-	b, err := os.ReadFile("api/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc openAPIDoc
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("api/openapi.json: %v", err)
-	}
+	readOpenAPI(t, &doc)
 	if !strings.HasPrefix(doc.OpenAPI, "3.") {
 		t.Fatalf("openapi version %q, want 3.x", doc.OpenAPI)
 	}
 	return doc
+}
+
+// readOpenAPI decodes api/openapi.json into v.
+func readOpenAPI(t *testing.T, v any) {
+	t.Helper()
+	b, err := os.ReadFile("api/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("api/openapi.json: %v", err)
+	}
 }
 
 // docRoutes lists the description's operations as "METHOD /path".
