@@ -23,7 +23,7 @@ func init() { register(newSimCmd) }
 type simFlags struct {
 	workloads, traces, policies []string
 	preset, scenario, mode      string
-	quant                       string
+	quant, reference            string
 	fastBytes, slowBytes        string
 	seed                        int64
 	sampleRate                  float64
@@ -42,7 +42,8 @@ func newSimCmd() *cobra.Command {
 		Short: "Replay a workload or trace against policies and compare them with LRU and Bélády",
 		Long: "Replay synthetic workloads (--workload SPEC) or trace files (--trace FILE: kvtier JSONL,\n" +
 			"CSV or Mooncake JSONL) against a tier hierarchy and print, for each policy, the fast-tier\n" +
-			"hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n\n" +
+			"hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n" +
+			"--reference picks the reference rows (LRU and Bélády by default; none for speed).\n\n" +
 			"Modes: cache (the seed study's: misses promote), tiering (the daemon's: sampled accesses,\n" +
 			"epochs, the planner moves within a budget) and blocks (--capacity-blocks N: one tier of N\n" +
 			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.\n\n" +
@@ -58,7 +59,9 @@ func newSimCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.workloads, "workload", nil, "synthetic workload spec, e.g. periodic_reuse:period=11 (repeatable)")
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace file (repeatable)")
-	fl.StringArrayVar(&f.policies, "policy", nil, "policy spec or comma list (repeatable); LRU and Bélády are always added")
+	fl.StringArrayVar(&f.policies, "policy", nil, "policy spec or comma list (repeatable)")
+	fl.StringVar(&f.reference, "reference", "lru,belady", "reference rows added to the policies: lru,belady, lru, belady or none "+
+		"(the headroom column needs both; none is the fastest: Bélády's next uses are computed only when it runs)")
 	fl.StringVar(&f.preset, "preset", "kvlab", "tier preset: "+strings.Join(sim.Presets(), ", "))
 	fl.StringVar(&f.scenario, "scenario", "medium", "capacity scenario: "+strings.Join(sim.Scenarios(), ", "))
 	fl.StringVar(&f.mode, "mode", "cache", "simulation mode: cache, tiering or blocks")
@@ -213,7 +216,14 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	if err != nil {
 		return err
 	}
+	refs, err := sim.ParseReferences(f.reference)
+	if err != nil {
+		return usageError("--reference: %v", err)
+	}
 	pols := splitPolicies(f.policies)
+	if len(pols) == 0 && refs == (sim.References{}) {
+		return usageError("give --policy SPEC or --reference lru,belady: nothing to run")
+	}
 	for _, p := range pols {
 		if _, err := policy.New(p, policy.Env{}); err != nil {
 			return usageError("--policy: %v", err)
@@ -229,7 +239,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	var all []sim.Result
 	var errs []error
 	for _, t := range traces {
-		rs, err := sim.Compare(cfg, pols, t)
+		rs, err := sim.CompareWith(cfg, pols, refs, t)
 		if err != nil && len(rs) == 0 {
 			return err
 		}

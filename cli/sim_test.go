@@ -156,3 +156,36 @@ func TestSimCapacityFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+// --reference picks the reference rows; LRU asked as a policy is one row.
+func TestSimReference(t *testing.T) {
+	path := recordedTrace(t)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--policy", "arc"}, []string{"arc", sim.RefLRU, sim.RefBelady}},
+		{[]string{"--policy", "lru"}, []string{"lru", sim.RefBelady}},
+		{[]string{"--policy", "lru", "--reference", "none"}, []string{"lru"}},
+		{[]string{"--policy", "arc,s3fifo", "--reference", "lru"}, []string{"arc", "s3fifo", sim.RefLRU}},
+		{[]string{"--reference", "belady"}, []string{sim.RefBelady}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			rs := simJSON(t, append([]string{"--trace", path, "--capacity-blocks", "10"}, tt.args...)...)
+			var got []string
+			for _, r := range rs {
+				got = append(got, r.Policy)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("rows %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, bad := range []struct{ ref, want string }{{"opt", `--reference: `}, {"none", "nothing to run"}} {
+		code, _, errs := runCLI("sim", "--trace", path, "--capacity-blocks", "10", "--reference", bad.ref)
+		if code != ExitUsage || !strings.Contains(errs, bad.want) {
+			t.Errorf("--reference %s: exit %d, stderr %q: want %d and %q", bad.ref, code, errs, ExitUsage, bad.want)
+		}
+	}
+}

@@ -120,17 +120,18 @@ func (e *engine) setMeta(x *blk, mi uint32, rm *policy.Meta) {
 	x.b.Meta = m
 }
 
-// run replays the trace in cache or blocks mode.
-func (e *engine) run(t *Trace) error {
+// run replays the trace in cache or blocks mode; next is the trace's next
+// uses, or nil when the policy does not read Block.Next.
+func (e *engine) run(t *Trace, next []uint32) error {
 	var step int64
 	if t.kept() {
 		// The replay loop of a trace in memory, without a call per record.
 		for i, c := range t.code {
 			mi := c & metaMask
 			id := t.dense[i]
-			e.record(trace.Op(c>>opShift), id, &e.blocks[id], t.next[i], mi, &t.metas[mi], &step)
+			e.record(trace.Op(c>>opShift), id, &e.blocks[id], nextAt(next, i), mi, &t.metas[mi], &step)
 		}
-	} else if err := t.replay(func(op trace.Op, id, next, mi uint32, m *policy.Meta) {
+	} else if err := t.replay(next, func(op trace.Op, id, next, mi uint32, m *policy.Meta) {
 		e.record(op, id, &e.blocks[id], next, mi, m, &step)
 	}); err != nil {
 		return err

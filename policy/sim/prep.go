@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 
 	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/trace"
@@ -37,8 +38,9 @@ const (
 type Opener func() (trace.Reader, error)
 
 // Trace is a trace prepared for replay: a pre-pass numbered its blocks
-// densely and computed, for every access, the index of the next access to
-// the same block (what Bélády needs in Block.Next). It also keeps the
+// densely. For every access, the index of the next access to the same
+// block (what Bélády needs in Block.Next) is computed on the first replay
+// of a policy that needs it (see NeedsNext), not before. A Trace also keeps the
 // trace itself in a compact form: per record 12 bytes (block index, next
 // access, op and metadata index) and each distinct metadata value once,
 // so a replay indexes slices and a block whose metadata did not change is
@@ -49,7 +51,9 @@ type Trace struct {
 	Name     string
 	open     Opener
 	dense    []uint32      // block index of each record
-	next     []uint32      // per record: index (in accesses) of the next access of its block
+	nextOnce sync.Once
+	next     []uint32 // per record: index (in accesses) of the next access of its block; nil until needed
+	nextErr  error
 	code     []uint32      // per record: op<<opShift | index in metas; nil when not kept
 	metas    []policy.Meta // distinct metadata values
 	keys     []uint64      // block key of each dense index
@@ -124,7 +128,6 @@ func Prepare(name string, open Opener) (*Trace, error) {
 	t := &Trace{Name: name, open: open, code: []uint32{}}
 	mi := metaIndex{t: t, index: map[policy.Meta]uint32{}}
 	index := map[uint64]uint32{}
-	var steps []uint32 // access index of each record (accesses only)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -147,34 +150,59 @@ func Prepare(name string, open Opener) (*Trace, error) {
 		}
 		t.dense = append(t.dense, id)
 		if rec.Op == trace.OpAccess {
-			steps = append(steps, uint32(t.accesses))
 			t.accesses++
 			size := rec.Meta.Size
 			if size <= 0 {
 				size = DefaultBlockBytes
 			}
 			t.maxSize = max(t.maxSize, size)
-		} else {
-			steps = append(steps, never)
 		}
 		if m, ok := mi.of(id, &rec.Meta); ok {
 			t.code = append(t.code, uint32(rec.Op)<<opShift|m)
 		}
 	}
-	// Backward pass: next access of the same block.
-	t.next = make([]uint32, len(t.dense))
-	last := make([]uint32, len(t.keys))
-	for i := range last {
-		last[i] = never
-	}
-	for i := len(t.dense) - 1; i >= 0; i-- {
-		id := t.dense[i]
-		t.next[i] = last[id]
-		if steps[i] != never {
-			last[id] = steps[i]
-		}
-	}
 	return t, nil
+}
+
+// nextUses returns, per record, the access index of the next access to
+// its block, computing it on the first call: a backward pass over the
+// records kept in memory, or over the ops of a re-read of the source.
+func (t *Trace) nextUses() ([]uint32, error) {
+	t.nextOnce.Do(func() {
+		isAccess := func(i int) bool { return trace.Op(t.code[i]>>opShift) == trace.OpAccess }
+		if !t.kept() {
+			ops, err := t.readOps()
+			if err != nil {
+				t.nextErr = err
+				return
+			}
+			isAccess = func(i int) bool { return ops[i] == trace.OpAccess }
+		}
+		next := make([]uint32, len(t.dense))
+		last := make([]uint32, len(t.keys))
+		for i := range last {
+			last[i] = never
+		}
+		step := uint32(t.accesses)
+		for i := len(t.dense) - 1; i >= 0; i-- {
+			id := t.dense[i]
+			next[i] = last[id]
+			if isAccess(i) {
+				step--
+				last[id] = step
+			}
+		}
+		t.next = next
+	})
+	return t.next, t.nextErr
+}
+
+// readOps re-reads the source of a trace not kept in memory for the op of
+// every record.
+func (t *Trace) readOps() ([]trace.Op, error) {
+	ops := make([]trace.Op, 0, len(t.dense))
+	err := t.replay(nil, func(op trace.Op, _, _, _ uint32, _ *policy.Meta) { ops = append(ops, op) })
+	return ops, err
 }
 
 func closeReader(r trace.Reader) {
@@ -184,14 +212,15 @@ func closeReader(r trace.Reader) {
 }
 
 // replay calls f for every record in order with its op, dense block index,
-// the access index of its block's next access, its metadata and the
-// metadata's index: equal indexes mean equal metadata, and a trace re-read
-// from its source gives noMeta.
-func (t *Trace) replay(f func(op trace.Op, id, next, mi uint32, m *policy.Meta)) error {
+// the access index of its block's next access (from next, the result of
+// nextUses; never when next is nil), its metadata and the metadata's
+// index: equal indexes mean equal metadata, and a trace re-read from its
+// source gives noMeta.
+func (t *Trace) replay(next []uint32, f func(op trace.Op, id, next, mi uint32, m *policy.Meta)) error {
 	if t.kept() {
 		for i, c := range t.code {
 			mi := c & metaMask
-			f(trace.Op(c>>opShift), t.dense[i], t.next[i], mi, &t.metas[mi])
+			f(trace.Op(c>>opShift), t.dense[i], nextAt(next, i), mi, &t.metas[mi])
 		}
 		return nil
 	}
@@ -212,7 +241,15 @@ func (t *Trace) replay(f func(op trace.Op, id, next, mi uint32, m *policy.Meta))
 			return fmt.Errorf("replaying trace %s at record %d: %w: block %d, first read %d",
 				t.Name, i+1, ErrBadConfig, rec.Block, t.keys[t.dense[i]])
 		}
-		f(rec.Op, t.dense[i], t.next[i], noMeta, &rec.Meta)
+		f(rec.Op, t.dense[i], nextAt(next, i), noMeta, &rec.Meta)
 	}
 	return nil
+}
+
+// nextAt returns next[i], or never when next is nil (no next uses computed).
+func nextAt(next []uint32, i int) uint32 {
+	if next == nil {
+		return never
+	}
+	return next[i]
 }

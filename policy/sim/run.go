@@ -47,8 +47,14 @@ func run(cfg Config, t *Trace) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("%w: %w", ErrBadConfig, err)
 		}
+		var next []uint32
+		if NeedsNext(cfg.Policy) {
+			if next, err = t.nextUses(); err != nil {
+				return Result{}, err
+			}
+		}
 		e := newEngine(&cfg, t, pol)
-		if err := e.run(t); err != nil {
+		if err := e.run(t, next); err != nil {
 			return Result{}, err
 		}
 		out = e.res
@@ -66,47 +72,6 @@ const (
 	RefLRU    = "lru"
 	RefBelady = "belady"
 )
-
-// Compare runs every policy under base on t, plus LRU and Bélády (in
-// tiering mode Bélády runs in cache mode on the same tiers: the planner
-// takes online policies only), and fills each result's reference hit
-// ratios and headroom share. The LRU and Bélády rows come last. A policy
-// whose run fails is left out and its error joined into the returned one,
-// so the other rows are still returned.
-func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
-	lruCfg := base
-	lruCfg.Policy = RefLRU
-	lru, err := Run(lruCfg, t)
-	if err != nil {
-		return nil, err
-	}
-	belCfg := base
-	belCfg.Policy = RefBelady
-	if belCfg.Mode == ModeTiering {
-		belCfg.Mode = ModeCache
-	}
-	bel, err := Run(belCfg, t)
-	if err != nil {
-		return nil, err
-	}
-	var out []Result
-	var errs []error
-	for _, p := range policies {
-		cfg := base
-		cfg.Policy = p
-		r, err := Run(cfg, t)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
-	}
-	out = append(out, lru, bel)
-	for i := range out {
-		SetReference(&out[i], lru.FastHitRatio, bel.FastHitRatio)
-	}
-	return out, errors.Join(errs...)
-}
 
 // SetReference records LRU's and Bélády's hit ratios in r and the share of
 // the LRU-to-Bélády headroom r captures: (r - lru) / (belady - lru), or

@@ -134,8 +134,12 @@ func TestPrepareNext(t *testing.T) {
 	recs := accesses(0, 5, 6, 5)
 	recs = append(recs, trace.Record{Op: trace.OpFree, Block: 6}, trace.Record{Block: 5})
 	tr := prepared(t, recs)
-	if want := []uint32{2, never, 3, never, never}; !reflect.DeepEqual(tr.next, want) {
-		t.Errorf("next %v, want %v", tr.next, want)
+	if tr.next != nil {
+		t.Errorf("next uses computed by Prepare: %v", tr.next)
+	}
+	next, err := tr.nextUses()
+	if want := []uint32{2, never, 3, never, never}; err != nil || !reflect.DeepEqual(next, want) {
+		t.Errorf("next %v (%v), want %v", next, err, want)
 	}
 	if tr.Accesses() != 4 || tr.Blocks() != 2 || tr.Records() != 5 {
 		t.Errorf("accesses %d blocks %d records %d", tr.Accesses(), tr.Blocks(), tr.Records())

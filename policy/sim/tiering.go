@@ -51,7 +51,7 @@ func (s *tiering) run(t *Trace) error {
 	var step int64
 	var err error
 	epoch, rate := int64(s.cfg.epoch()), s.cfg.sampleRate()
-	rerr := t.replay(func(op trace.Op, id, _, _ uint32, rm *policy.Meta) {
+	rerr := t.replay(nil, func(op trace.Op, id, _, _ uint32, rm *policy.Meta) {
 		if err != nil {
 			return
 		}
