@@ -16,7 +16,7 @@ UNITDIR ?= /etc/systemd/system
 # both have committed BPF objects, see bpf/gen.go).
 GOARCH  ?= $(shell $(GO) env GOARCH)
 
-.PHONY: all build print-ldflags test unit lint fuzz bench bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
+.PHONY: all build print-ldflags test unit lint fuzz bench bench-sim bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
 
 all: build
 
@@ -58,6 +58,17 @@ fuzz:
 ## bench: every benchmark
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-sim: kvtier sim against libCacheSim's cachesim, whole process, on a
+##   5M-request Zipf(1.0) CSV over 1M objects (generated once into
+##   $(SIMBENCH_TRACE)), LRU, ARC and S3-FIFO at 100,000 objects, alternating,
+##   $(SIMBENCH_ROUNDS) rounds: accesses/s, ratio, peak RSS, hit ratios (not in test)
+CACHESIM        ?= ../shared/tools/libcachesim/cachesim
+SIMBENCH_TRACE  ?= .cache/zipf1.0-5M-1M.csv
+SIMBENCH_ROUNDS ?= 3
+bench-sim: build
+	CGO_ENABLED=0 $(GO) run ./internal/simbench -kvtier ./kvtier -cachesim $(CACHESIM) \
+	  -trace $(SIMBENCH_TRACE) -rounds $(SIMBENCH_ROUNDS)
 
 ## generate: rebuild the BPF objects with clang (bpf2go; Debian: apt-get install clang llvm libbpf-dev)
 generate:
