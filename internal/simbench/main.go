@@ -38,6 +38,9 @@ type options struct {
 }
 
 func run(o options) error {
+	if o.rounds < 1 || o.capacity < 1 {
+		return fmt.Errorf("want -rounds and -capacity >= 1, not %d and %d", o.rounds, o.capacity)
+	}
 	// cachesim runs in a scratch directory: every path is made absolute.
 	for _, p := range []*string{&o.kvtier, &o.cachesim, &o.trace} {
 		abs, err := filepath.Abs(*p)
