@@ -145,7 +145,11 @@ func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 		proc.Close()
 		return api.Region{}, err
 	}
-	d.watch(r)
+	if err := d.watch(r); err != nil {
+		d.dropRegionLocked(r, "")
+		d.owners.remove(r.id)
+		return api.Region{}, err
+	}
 	d.metrics.regions.Set(float64(len(d.regions)))
 	d.log.Named("registry").Info("region registered", "region", r.id, "pid", s.pid, "tenant", s.tenant,
 		"blocks", len(r.blocks), "source", s.source)
@@ -197,20 +201,30 @@ func (d *Daemon) untrack(r *region, n int) {
 	}
 }
 
-// watch adds r to every open sampler.
-func (d *Daemon) watch(r *region) {
+// watch adds r to every open sampler. A sampler whose watch list is full
+// (bpf.ErrTooManyRegions) refuses the registration: the answer is a 409
+// naming the limit, and the caller drops r (the samplers that took it
+// are in r.watched). Other sampler errors are logged: API hints still count.
+func (d *Daemon) watch(r *region) error {
 	br := bpf.Region{ID: uint32(r.id), PID: uint32(r.pid()), Start: r.addr, End: r.addr + r.length, BlockSize: r.blockSize}
 	for _, s := range d.samplers {
 		if s.s == nil {
 			continue
 		}
-		if err := s.s.Watch(br); err != nil {
+		err := s.s.Watch(br)
+		if errors.Is(err, bpf.ErrTooManyRegions) {
+			return &reqError{http.StatusConflict, fmt.Sprintf(
+				"pid %d: sampler %s cannot watch another region (the samplers watch at most %d regions per process): %v; "+
+					"register fewer, larger regions", r.pid(), s.name, bpf.MaxRegionsPerProcess, err)}
+		}
+		if err != nil {
 			d.log.Named("sampler").Warn("cannot watch region; API hints still count", "sampler", s.name,
 				"region", r.id, "pid", r.pid(), "error", err)
 			continue
 		}
 		r.watched = append(r.watched, s.name)
 	}
+	return nil
 }
 
 // dropRegionLocked untracks r, unwatches it and closes its process
