@@ -62,6 +62,9 @@ type Config struct {
 	// MaxTenants bounds the tenants the daemon tracks at once (configured
 	// budgets included); a registration of one more is refused.
 	MaxTenants int
+	// StateDir holds the registrations file (StateFile), which lets API
+	// registrations survive a restart.
+	StateDir string
 }
 
 // RecordConfig records a kvtier JSONL trace from the daemon's start, and
@@ -182,9 +185,10 @@ func DefaultConfig() *Config {
 		API: APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody, MaxRegions: DefaultMaxRegions,
 			MaxRegionsPerProcess: DefaultMaxRegionsPerProcess, ReadTimeout: DefaultReadTimeout,
 			IdleTimeout: DefaultIdleTimeout},
-		Metrics: MetricsConfig{Listen: DefaultMetricsAddr},
-		Log:     LogConfig{Level: "info"},
-		Record:  RecordConfig{Dir: DefaultTraceDir},
+		Metrics:  MetricsConfig{Listen: DefaultMetricsAddr},
+		Log:      LogConfig{Level: "info"},
+		Record:   RecordConfig{Dir: DefaultTraceDir},
+		StateDir: DefaultStateDir,
 	}
 }
 

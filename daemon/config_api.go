@@ -21,6 +21,9 @@ const (
 	DefaultReadTimeout = 30 * time.Second
 	// DefaultIdleTimeout closes keep-alive connections idle that long.
 	DefaultIdleTimeout = 60 * time.Second
+	// DefaultStateDir holds the registrations file (the unit's
+	// StateDirectory=kvtier).
+	DefaultStateDir = "/var/lib/kvtier"
 	// DefaultTraceDir is where POST /v1/trace may write.
 	DefaultTraceDir = "/var/lib/kvtier/traces"
 )
@@ -96,5 +99,22 @@ func (d *decoder) record(r *rawRecord, cfg *Config) {
 	if s, ok := d.str(r.Dir, "dir"); ok {
 		d.check(filepath.IsAbs(s) && filepath.Clean(s) != "/", r.Dir, "dir", "an absolute directory path other than /")
 		cfg.Record.Dir = filepath.Clean(s)
+	}
+}
+
+// settings decodes the top-level kernel_tiering, max_tenants and
+// state_dir (an absolute directory other than /).
+func (d *decoder) settings(raw *rawConfig, cfg *Config) {
+	if s, ok := d.enum(raw.KernelTiering, "kernel_tiering",
+		KernelTieringRefuse, KernelTieringDisable, KernelTieringReport); ok {
+		cfg.KernelTiering = s
+	}
+	if n, ok := d.integer(raw.MaxTenants, "max_tenants", 1, 1<<20); ok {
+		cfg.MaxTenants = int(n)
+	}
+	if s, ok := d.str(raw.StateDir, "state_dir"); ok {
+		d.check(filepath.IsAbs(s) && filepath.Clean(s) != "/", raw.StateDir, "state_dir",
+			"an absolute directory path other than /")
+		cfg.StateDir = filepath.Clean(s)
 	}
 }

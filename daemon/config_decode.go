@@ -22,6 +22,7 @@ type rawConfig struct {
 	ScanInterval  hcl.Expression `hcl:"scan_interval,optional"`
 	KernelTiering hcl.Expression `hcl:"kernel_tiering,optional"`
 	MaxTenants    hcl.Expression `hcl:"max_tenants,optional"`
+	StateDir      hcl.Expression `hcl:"state_dir,optional"`
 	Tiers         *rawTiers      `hcl:"tiers,block"`
 	Budgets       *rawBudgets    `hcl:"budgets,block"`
 	Planner       *rawPlanner    `hcl:"planner,block"`
@@ -119,13 +120,7 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	if raw.Record != nil {
 		d.record(raw.Record, cfg)
 	}
-	if s, ok := d.enum(raw.KernelTiering, "kernel_tiering",
-		KernelTieringRefuse, KernelTieringDisable, KernelTieringReport); ok {
-		cfg.KernelTiering = s
-	}
-	if n, ok := d.integer(raw.MaxTenants, "max_tenants", 1, 1<<20); ok {
-		cfg.MaxTenants = int(n)
-	}
+	d.settings(&raw, cfg)
 	if raw.Tiers != nil {
 		d.tiers(raw.Tiers, cfg)
 	}

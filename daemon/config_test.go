@@ -15,6 +15,7 @@ const goodConfig = `
 epoch          = "500ms"
 scan_interval  = "5s"
 kernel_tiering = "disable"
+state_dir      = "/srv/kvtier/"
 
 tiers {
   fast = [0]
@@ -131,6 +132,7 @@ func TestParseConfigGood(t *testing.T) {
 		{"log level", cfg.Log.Level, "debug"},
 		{"log json", cfg.Log.JSON, true},
 		{"record", cfg.Record.Path, "/var/lib/kvtier/trace.jsonl"},
+		{"state dir", cfg.StateDir, "/srv/kvtier"},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -193,6 +195,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"epoch number", "epoch = 5\n", "1:9", "epoch: want a string"},
 		{"epoch too long", "epoch = \"2h\"\n", "1:9", "an epoch between 1ms and 1h"},
 		{"kernel tiering", "kernel_tiering = \"ignore\"\n", "1:18", "want one of refuse, disable, report"},
+		{"relative state dir", "state_dir = \"kvtier\"\n", "1:13", "an absolute directory path other than /"},
 		{"bad size", "budgets {\n  fast_bytes = \"lots\"\n}\n", "2:16", "want a size such as"},
 		{"negative size", "budgets {\n  fast_bytes = -1\n}\n", "2:16", "non-negative"},
 		{"fractional pages", "budgets {\n  pages_per_epoch = 1.5\n}\n", "2:21", "whole number between 0"},

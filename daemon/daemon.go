@@ -88,6 +88,7 @@ type Daemon struct {
 	backoff    map[int]*nodeBackoff // full nodes backed off from
 	rec        *recorder
 	closed     bool
+	restoring  bool // restoreState runs: no saving until it is done
 }
 
 // New builds a daemon from cfg: it reads the topology, checks the kernel's
@@ -187,6 +188,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	d.api = srv
+	d.restoreState()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup

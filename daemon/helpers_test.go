@@ -66,6 +66,9 @@ func startDaemon(t *testing.T, src string) *testDaemon {
 	if cfg.Record.Dir == DefaultTraceDir {
 		cfg.Record.Dir = dir
 	}
+	if cfg.StateDir == DefaultStateDir {
+		cfg.StateDir = dir
+	}
 	logs := &testutil.SyncBuffer{}
 	sock := filepath.Join(dir, "k.sock")
 	d, err := New(cfg, Options{Socket: sock, MetricsAddr: "127.0.0.1:0", Version: "test",

@@ -31,6 +31,7 @@ type region struct {
 	name       string
 	source     string // "api" or "rule:NAME"
 	owner      uint32 // uid of the caller that registered it (0 for rules)
+	uid        uint32 // the process's real uid at registration (the state file checks it)
 	registered time.Time
 
 	blocks   []policy.Block

@@ -38,6 +38,8 @@ type regionSpec struct {
 	refcount              int32
 	pinned                []api.Range
 	owner                 uint32 // uid that may change the region (0: root only)
+	uid                   uint32 // the process's real uid, read at registration
+	startTime             uint64 // if not 0, the process must have this start time (a restored registration)
 	// fast is the tier of each block as read at registration; nil counts
 	// every block fast.
 	fast []bool
@@ -78,11 +80,19 @@ func checkMapped(proc *numa.Process, addr, length uint64) error {
 	return nil
 }
 
+// openSpecProcess opens s.pid, by its start time when s has one.
+func openSpecProcess(s *regionSpec) (*numa.Process, error) {
+	if s.startTime != 0 {
+		return numa.AttachProcess(s.pid, s.startTime)
+	}
+	return numa.OpenProcess(s.pid)
+}
+
 // openFor opens process s.pid for caller c: c must be allowed to act on it
 // (authorizer.mayAct), and it must map the range. It reads where the
 // range's blocks are into s.fast.
 func (d *Daemon) openFor(c caller, s *regionSpec) (*numa.Process, error) {
-	proc, err := numa.OpenProcess(s.pid)
+	proc, err := openSpecProcess(s)
 	if err != nil {
 		return nil, procError(s.pid, err)
 	}
@@ -100,6 +110,12 @@ func (d *Daemon) openFor(c caller, s *regionSpec) (*numa.Process, error) {
 		proc.Close()
 		return nil, procError(s.pid, err)
 	}
+	cr, err := d.auth.creds(s.pid)
+	if err != nil {
+		proc.Close()
+		return nil, procError(s.pid, err)
+	}
+	s.uid = cr.UIDs[0]
 	if d.slowNode >= 0 {
 		// Blocks start where they are: a restarted daemon or a process
 		// placed by someone else may have blocks in the slow tier.
@@ -156,6 +172,7 @@ func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 	v := r.view()
 	d.events.publish(api.Event{Type: api.EventRegionRegistered, Region: r.id, PID: s.pid, Tenant: s.tenant,
 		Blocks: len(r.blocks), Bytes: int64(s.length), Reason: s.source})
+	d.saveStateLocked()
 	return v, nil
 }
 
@@ -178,7 +195,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		return nil, badRequest("%v", err)
 	}
 	r.pinned = append([]api.Range(nil), s.pinned...)
-	r.owner = s.owner
+	r.owner, r.uid = s.owner, s.uid
 	now := d.now()
 	for i := range r.blocks {
 		r.blocks[i].Meta = r.meta(i, r.class)
@@ -264,6 +281,7 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 		d.metrics.regionsDropped.Inc()
 	}
 	d.log.Named("registry").Info("region removed", "region", r.id, "pid", pid, "reason", reason)
+	d.saveStateLocked()
 	d.events.publish(api.Event{Type: typ, Region: r.id, PID: pid, Tenant: r.tenant, Blocks: len(r.blocks), Reason: reason})
 	d.owners.remove(r.id)
 }

@@ -69,6 +69,7 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 			}
 		}
 	}
+	d.saveStateLocked()
 	return r.view(), nil
 }
 

@@ -8,6 +8,7 @@ epoch          = "1s"     # one decision epoch: drain, plan, move, feed back
 scan_interval  = "10s"    # how often rules rescan /proc for new processes
 kernel_tiering = "report" # kernel NUMA balancing/demotion on: report | disable | refuse
 max_tenants    = 1024     # named tenants tracked at once; one more is refused (409)
+state_dir      = "/var/lib/kvtier" # registrations.json: API registrations survive a restart
 
 # Override the fast/slow class the topology gives a node (a lower kernel
 # memory tier, else CPU-less = slow). `kvtier topology` shows both and why.
