@@ -84,6 +84,7 @@ func startDaemon(t *testing.T) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.StateDir = dir // never /var/lib/kvtier
 	td := &testDaemon{socket: filepath.Join(dir, "kvtier.sock")}
 	td.d, err = daemon.New(cfg, daemon.Options{Socket: td.socket, MetricsAddr: "127.0.0.1:0", Version: "test",
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &td.logs, Level: hclog.Info})})

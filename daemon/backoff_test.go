@@ -31,6 +31,7 @@ func backoffDaemon(t *testing.T) (*Daemon, *testutil.SyncBuffer, string) {
 		t.Fatal(err)
 	}
 	logs := &testutil.SyncBuffer{}
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})})
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ func benchDaemon(b *testing.B, pol string) *Daemon {
 		b.Fatal(err)
 	}
 	sys := filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys")
+	cfg.StateDir = b.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.NewNullLogger()})
 	if err != nil {
 		b.Fatal(err)

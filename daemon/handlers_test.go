@@ -31,6 +31,7 @@ func newHandlerDaemon(t testing.TB, src string) *Daemon {
 	if cfg.Record.Dir == DefaultTraceDir {
 		cfg.Record.Dir = t.TempDir()
 	}
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{Logger: hclog.NewNullLogger()})
 	if err != nil {
 		t.Fatal(err)

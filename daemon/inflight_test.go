@@ -25,6 +25,7 @@ func fixtureDaemon(t *testing.T, src string) (*Daemon, *testutil.SyncBuffer) {
 	}
 	logs := &testutil.SyncBuffer{}
 	sys := filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys")
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})})
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ func TestReadyAfterAnnounce(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &testutil.SyncBuffer{}
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{Socket: filepath.Join(dir, "k.sock"), MetricsAddr: "127.0.0.1:0", Notifier: NewNotifier(),
 		Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: logs, Level: hclog.Info})})
 	if err != nil {

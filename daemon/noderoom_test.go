@@ -57,6 +57,7 @@ func TestNodeRoom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 			d, err := New(cfg, Options{SysRoot: sys, ProcRoot: proc, Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
 			if err != nil {
 				t.Fatal(err)

@@ -33,6 +33,7 @@ budgets {
 	}
 	logs := &testutil.SyncBuffer{}
 	dir := t.TempDir()
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	d, err := New(cfg, Options{Socket: filepath.Join(dir, "k.sock"), MetricsAddr: "127.0.0.1:0", SysRoot: sys,
 		Logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug})})
 	if err != nil {

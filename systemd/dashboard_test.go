@@ -205,6 +205,7 @@ func TestDefaultConfigOnThisHost(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the default config does not load: %v", err)
 	}
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
 	var logs testutil.SyncBuffer
 	d, err := daemon.New(cfg, daemon.Options{Socket: filepath.Join(t.TempDir(), "kvtier.sock"), MetricsAddr: "127.0.0.1:0",
 		Version: "test", Logger: hclog.New(&hclog.LoggerOptions{Name: "kvtier", Output: &logs, Level: hclog.Info})})
