@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 func TestParseState(t *testing.T) {
@@ -123,37 +124,55 @@ func TestRestartKeepsRegistration(t *testing.T) {
 	}
 }
 
+// TestRestartDropsChangedProcess: a saved registration whose process
+// started at another time, has another uid or exited is dropped and
+// logged.
 func TestRestartDropsChangedProcess(t *testing.T) {
-	dir := t.TempDir()
-	wl := startWorkload(t)
-	registerForRestart(t, dir, wl.PID(), wl.Addr, wl.Size)
-	path := filepath.Join(dir, StateFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := parseState(b)
-	if err != nil || len(st.Regions) != 1 {
-		t.Fatalf("state file: %v, %d regions\n%s", err, len(st.Regions), b)
-	}
-	st.Regions[0].StartTime++ // as if the pid now named another process
-	if b, err = json.Marshal(st); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	td := startDaemon(t, persistConfig(dir))
-	regs, err := td.client.Regions(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(regs) != 0 {
-		t.Fatalf("%d regions after the restart, want the changed process's dropped", len(regs))
-	}
-	if logs := td.logs.String(); !strings.Contains(logs, "saved registration dropped") ||
-		!strings.Contains(logs, "the registered process is gone or changed") {
-		t.Errorf("the drop is not logged:\n%s", logs)
+	for _, tc := range []struct {
+		name   string
+		change func(*savedRegion, *testutil.Workload)
+		reason string
+	}{
+		{"start time", func(r *savedRegion, _ *testutil.Workload) { r.StartTime++ }, "started at tick"},
+		{"uid", func(r *savedRegion, _ *testutil.Workload) { r.UID++ }, "now has uid"},
+		{"exited", func(_ *savedRegion, wl *testutil.Workload) { wl.Kill() }, "exited"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			wl := startWorkload(t)
+			registerForRestart(t, dir, wl.PID(), wl.Addr, wl.Size)
+			path := filepath.Join(dir, StateFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := parseState(b)
+			if err != nil || len(st.Regions) != 1 {
+				t.Fatalf("state file: %v, %d regions\n%s", err, len(st.Regions), b)
+			}
+			tc.change(&st.Regions[0], wl)
+			if b, err = json.Marshal(st); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			td := startDaemon(t, persistConfig(dir))
+			regs, err := td.client.Regions(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(regs) != 0 {
+				t.Fatalf("%d regions after the restart, want the changed process's dropped", len(regs))
+			}
+			if logs := td.logs.String(); !strings.Contains(logs, "saved registration dropped") ||
+				!strings.Contains(logs, tc.reason) {
+				t.Errorf("the drop is not logged with %q:\n%s", tc.reason, logs)
+			}
+			if b, err = os.ReadFile(path); err != nil || !strings.Contains(string(b), `"regions": []`) {
+				t.Errorf("the state file still holds the dropped registration: %v\n%s", err, b)
+			}
+		})
 	}
 }
 
