@@ -54,6 +54,11 @@ type Count struct {
 	Reads    uint64 `json:"reads"`        // accesses known to be reads (fault: error_code bit 1 clear)
 	Writes   uint64 `json:"writes"`       // accesses known to be writes; Reads+Writes <= Accesses
 	LastSeen uint64 `json:"last_seen_ns"` // CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns) of the last access
+	// Events is how many program runs counted the block: DAMON
+	// aggregations in which it was accessed, hint calls, faults or PMU
+	// samples. Where Sight.Reuse holds, two events are two separate
+	// accesses (evidence of reuse within one drain).
+	Events uint64 `json:"events"`
 }
 
 // Stats are a sampler's counters since it was opened.

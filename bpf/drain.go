@@ -90,7 +90,7 @@ func drainIter(m *ebpf.Map, dst []Count) ([]Count, error) {
 
 func toCount(k kvtierCountKey, v kvtierCountVal) Count {
 	return Count{Region: k.Region, Block: k.Block, Accesses: v.Accesses,
-		Reads: v.Reads, Writes: v.Writes, LastSeen: v.LastSeen}
+		Reads: v.Reads, Writes: v.Writes, LastSeen: v.LastSeen, Events: v.Events}
 }
 
 // Stats implements Sampler.

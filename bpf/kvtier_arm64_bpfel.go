@@ -25,6 +25,7 @@ type kvtierCountVal struct {
 	Reads    uint64
 	Writes   uint64
 	LastSeen uint64
+	Events   uint64
 }
 
 type kvtierWatchProc struct {

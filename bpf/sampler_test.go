@@ -47,6 +47,9 @@ func TestFaultSamplersSeeExactlyTouchedBlocks(t *testing.T) {
 				if c.Region != 7 || want[c.Block] != c.Accesses {
 					t.Errorf("count %+v, want region 7 and blocks %v", c, want)
 				}
+				if c.Events != c.Accesses { // a fault is one event
+					t.Errorf("count %+v: events %d, want %d", c, c.Events, c.Accesses)
+				}
 				if tc.writes && c.Writes != c.Accesses {
 					t.Errorf("count %+v: writes %d, want %d", c, c.Writes, c.Accesses)
 				}

@@ -12,6 +12,15 @@ type Sight struct {
 	// seen. Without it only faults (first touches, NUMA hinting faults)
 	// are, and a block's heat says little about how hot it is now.
 	SteadyState bool
+	// Reuse holds when every event that counts a block (Count.Events) is
+	// a separate access: one DAMON aggregation interval in which the block
+	// was accessed, one hint call. Two events in one drain are then
+	// evidence that the block was read again. A page-fault or PMU
+	// sampler's events can all come from one pass over the block.
+	Reuse bool
+	// Hint holds when the events are the engine's own reports of what it
+	// reads (the uprobe sampler), as API hints are, rather than samples.
+	Hint bool
 	// Sees says in a few words what the sampler sees.
 	Sees string
 	// Misses says what it cannot see.
@@ -32,11 +41,11 @@ var sights = map[string]Sight{
 	"perf": {SteadyState: true,
 		Sees:   "sampled loads with their data addresses (Intel PEBS, AMD IBS op), resident or not",
 		Misses: "stores where the PMU samples loads only (Intel PEBS); hosts without a memory-sampling PMU"},
-	"damon": {SteadyState: true,
+	"damon": {SteadyState: true, Reuse: true,
 		Sees: "accesses to resident pages, through the page-table accessed bits DAMON checks every " +
 			"sampling interval (DAMON vaddr)",
 		Misses: "whether an access read or wrote; detail finer than DAMON's regions; kernels without DAMON vaddr"},
-	"uprobe": {SteadyState: true,
+	"uprobe": {SteadyState: true, Reuse: true, Hint: true,
 		Sees:   "every block the engine reports through its hint function",
 		Misses: "accesses the engine does not report; engines that do not export the hint function"},
 	"sw-page-faults": faultSight,

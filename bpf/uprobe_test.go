@@ -103,6 +103,9 @@ func TestUprobeHints(t *testing.T) {
 				if c.Region != 3 {
 					t.Errorf("count %+v names region %d", c, c.Region)
 				}
+				if c.Events != c.Accesses { // one call counts a block once
+					t.Errorf("count %+v: events %d, want one per hint call, %d", c, c.Events, c.Accesses)
+				}
 				got[c.Block] = c.Accesses
 			}
 			want := map[uint32]uint64{0: 1, 3: 2, 9: 1, 10: 1}

@@ -38,6 +38,9 @@ struct count_val {
 	__u64 reads;
 	__u64 writes;
 	__u64 last_seen;
+	/* Program runs that counted the block: DAMON aggregations in which
+	 * it was accessed, hint calls, faults, PMU samples. */
+	__u64 events;
 };
 
 /* tgid -> regions; max_entries is set by the loader. */
@@ -110,6 +113,7 @@ __attribute__((noinline)) int count_block(__u32 region, __u32 block, __u64 n, in
 		__sync_fetch_and_add(&v->reads, n);
 	else if (kind == KIND_WRITE)
 		__sync_fetch_and_add(&v->writes, n);
+	__sync_fetch_and_add(&v->events, 1);
 	v->last_seen = now;
 	stat_add(STAT_MATCHED, 1);
 	return 0;
