@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 // routes is the /v1 API. A known path with a method it does not take is
@@ -234,6 +235,9 @@ func (d *Daemon) handleHints(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, api.HintsResponse{Accepted: n})
 }
 
+// hintObservation is one hinted read of a block.
+var hintObservation = plan.Observation{Count: 1, Source: plan.SourceHint}
+
 // hints records engine-reported accesses.
 func (d *Daemon) hints(c caller, id uint64, req api.HintsRequest) (int, error) {
 	d.mu.Lock()
@@ -248,8 +252,10 @@ func (d *Daemon) hints(c caller, id uint64, req api.HintsRequest) (int, error) {
 		}
 	}
 	now := d.now()
+	// Every hint is a read: a block listed twice, or hinted again by a
+	// later request of the same epoch, shows reuse.
 	for _, b := range req.Blocks {
-		d.accessLocked(id, int(b), 1, now, nil)
+		d.accessLocked(id, int(b), hintObservation, now, nil)
 	}
 	d.metrics.hints.Add(float64(len(req.Blocks)))
 	return len(req.Blocks), nil

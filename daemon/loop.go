@@ -126,7 +126,8 @@ func (d *Daemon) decideLocked(now policy.Time) (*plan.Plan, []plannedMove, numa.
 	return pl, moves, mplan
 }
 
-// buildMoves turns a plan into mover moves, demotions first.
+// buildMoves turns a plan into mover moves, each promotion after the
+// demotions that make its room (plan.Plan.Order).
 func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
 	var moves []plannedMove
 	var mp numa.Plan
@@ -143,10 +144,7 @@ func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
 		moves = append(moves, plannedMove{r: r, index: idx, promote: m.Promote, reason: m.Reason})
 		mp = append(mp, numa.Move{Proc: r.proc, Addr: uintptr(r.blockAddr(idx)), Len: r.blockLen(idx), Node: node})
 	}
-	for _, m := range pl.Demote {
-		add(m)
-	}
-	for _, m := range pl.Promote {
+	for _, m := range pl.Order() {
 		add(m)
 	}
 	return moves, mp
@@ -171,27 +169,28 @@ func (d *Daemon) drainLocked(now policy.Time) tenantHits {
 			d.metrics.epochErrors.Inc()
 			continue
 		}
-		d.feedCountsLocked(buf, now, hits)
+		d.feedCountsLocked(s, buf, now, hits)
 		d.samplerStats(s)
 	}
 	return hits
 }
 
 // feedCountsLocked feeds one sampler's drained counts to the planner.
-func (d *Daemon) feedCountsLocked(counts []bpf.Count, now policy.Time, hits tenantHits) {
+func (d *Daemon) feedCountsLocked(s *samplerState, counts []bpf.Count, now policy.Time, hits tenantHits) {
 	for _, c := range counts {
-		d.accessLocked(uint64(c.Region), int(c.Block), c.Accesses, now, hits)
+		d.accessLocked(uint64(c.Region), int(c.Block), s.observation(c), now, hits)
 	}
 }
 
-// accessLocked records count accesses to block index of region rid.
-func (d *Daemon) accessLocked(rid uint64, index int, count uint64, now policy.Time, hits tenantHits) bool {
+// accessLocked records the accesses o reports of block index of region rid.
+func (d *Daemon) accessLocked(rid uint64, index int, o plan.Observation, now policy.Time, hits tenantHits) bool {
 	r, ok := d.regions[rid]
-	if !ok || index < 0 || index >= len(r.blocks) || count == 0 {
+	if !ok || index < 0 || index >= len(r.blocks) || o.Count == 0 {
 		return false
 	}
+	count := uint64(o.Count)
 	id := r.blocks[index].ID
-	_ = d.planner.Access(id, uint32(min(count, 1<<32-1)), now)
+	_ = d.planner.Observe(id, o, now)
 	r.heat[index] += float32(count)
 	r.accesses += count
 	if d.rec != nil {

@@ -14,9 +14,10 @@ import (
 // stop it is move_pages(2) itself: the mover has until its deadline (half
 // the epoch by default), and a slow host (or huge pages retried on EBUSY)
 // moves less in that time than the budget allows. The moves planned last
-// are then never executed; as the plan puts demotions first, the
-// promotions they made room for are the ones cut, and the fast tier
-// drains epoch after epoch. So the daemon measures the mover's speed
+// are then never executed, and a plan cut short every epoch leaves its
+// hot blocks waiting (the moves go in plan.Plan.Order: each promotion
+// after the demotions that make its room, so a cut leaves the plan done
+// in pairs, never demotions without their promotions). So the daemon measures the mover's speed
 // (bytes moved over the run's time) and caps each plan at what that speed
 // moves in moveCapShare of the deadline (planner.SetMoveCap).
 

@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 // DefaultSampler is used when the config names none: the best sampler
@@ -26,6 +28,28 @@ type samplerState struct {
 	s    bpf.Sampler // nil when opening failed or auto found none
 	err  error
 	last bpf.Stats
+}
+
+// observation is what the sampler's drained count c says of its block's
+// accesses: heat, observation windows and source for the planner's
+// evidence of reuse. A sampler whose events are separate accesses
+// (bpf.Sight.Reuse: DAMON aggregation intervals, uprobe hint calls) gives
+// one window per event; any other one window per epoch. A sampler of the
+// engine's own reports (bpf.Sight.Hint: uprobe) is a hint source, as API
+// hints are.
+func (st *samplerState) observation(c bpf.Count) plan.Observation {
+	o := plan.Observation{Count: uint32(min(c.Accesses, math.MaxUint32)), Windows: 1}
+	sight, err := bpf.SightOf(st.name)
+	if err != nil {
+		return o
+	}
+	if sight.Reuse {
+		o.Windows = uint32(min(max(c.Events, 1), math.MaxUint32))
+	}
+	if sight.Hint {
+		o.Source = plan.SourceHint
+	}
+	return o
 }
 
 // label is the sampler's name as status shows it: "auto: damon" for the

@@ -25,6 +25,8 @@ var (
 	// ErrTenantInUse is returned by DropTenant for a tenant that still
 	// has tracked blocks.
 	ErrTenantInUse = errors.New("tenant has tracked blocks")
+	// ErrBadSource is returned by Observe for an unknown Source.
+	ErrBadSource = errors.New("unknown observation source")
 )
 
 // Budget bounds the fast tier and the migrations of one epoch. A zero limit
@@ -75,11 +77,12 @@ type Config struct {
 	// count; 0 means 8.
 	PolicyTouches int
 	// Reuse is the evidence of reuse a slow unpinned block needs to be
-	// promoted: sampled accesses in two different epochs at most Reuse
-	// epochs apart, the current one included. A block read once (a scan,
-	// a prefill not read again soon) is left where it is, so moving it
-	// costs nothing that reading it once could repay. 0 promotes on
-	// accesses in one epoch.
+	// promoted: accesses seen by one source (Observation.Source) in two
+	// windows of the current epoch (two DAMON aggregation intervals, two
+	// hints), or in two different epochs at most Reuse epochs apart, the
+	// current one included. A block read once (a scan, a prefill not read
+	// again soon) is left where it is, so moving it costs nothing that
+	// reading it once could repay. 0 promotes on accesses in one epoch.
 	Reuse int
 }
 

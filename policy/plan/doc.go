@@ -7,9 +7,11 @@
 // # Contract
 //
 // The caller tracks blocks (Track, Update, Untrack), reports sampled
-// accesses (Access: block, count, time) and calls Plan at the end of each
-// epoch. A Plan is tentative: the caller executes its demotions, then its
-// promotions, and reports every move back with Done(id, promoted, ok),
+// accesses (Access: block, count, time; Observe adds the observation
+// windows and source that judge reuse) and calls Plan at the end of each
+// epoch. A Plan is tentative: the caller executes its moves in
+// Plan.Order (each promotion after the demotions that make its room) and
+// reports every move back with Done(id, promoted, ok),
 // ok saying whether the block actually moved (move_pages may fail for some
 // pages). The planner's tier accounting changes only through Done, and the
 // policy learns of a promotion (Admit) only when Done reports it. Choosing

@@ -66,7 +66,7 @@ type entry struct {
 	heat      float64
 	heatEpoch uint64
 	seenEpoch uint64 // epoch+1 in which the block joined touched
-	prevSeen  uint64 // the seenEpoch before it (0: none)
+	sight     [nSources]sight
 	lastMove  policy.Time
 	moved     bool
 	last      policy.Time // last sampled access

@@ -144,39 +144,61 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	return nil
 }
 
-// Access records count sampled accesses to the block with id at now. The
-// block's policy sees min(count, PolicyTouches) accesses; the heat that
-// ranks promotions counts them all.
+// Access records count sampled accesses to the block with id at now, seen
+// in one observation window of SourceSampled. The block's policy sees
+// min(count, PolicyTouches) accesses; the heat that ranks promotions
+// counts them all.
 func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error {
+	return p.Observe(id, Observation{Count: count}, now)
+}
+
+// Observe records what one report (a sampler's drain, a hint request)
+// says of the accesses to the block with id at now: Access with the
+// observation windows and the source that judge reuse (Config.Reuse).
+func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) error {
 	e, ok := p.blocks[id]
 	if !ok {
 		return fmt.Errorf("access to block %d: %w", id, ErrUnknownBlock)
 	}
-	if count == 0 {
+	if o.Count == 0 {
 		return nil
 	}
+	if o.Source >= nSources {
+		return fmt.Errorf("access to block %d: source %d: %w", id, o.Source, ErrBadSource)
+	}
 	p.heatNow(e)
-	e.heat += float64(count)
+	e.heat += float64(o.Count)
 	e.last = now
-	if e.seenEpoch != p.epoch+1 {
-		e.prevSeen, e.seenEpoch = e.seenEpoch, p.epoch+1
+	cur := p.epoch + 1
+	if e.seenEpoch != cur {
+		e.seenEpoch = cur
 		p.touched = append(p.touched, e)
 	}
+	e.sight[o.Source].see(uint32(cur), max(o.Windows, 1))
 	if e.b.Meta.Pinned {
 		return nil
 	}
-	n := min(int(count), p.cfg.touches())
+	n := min(int(o.Count), p.cfg.touches())
 	for range n {
 		e.pol.Access(e.b, now)
 	}
 	return nil
 }
 
-// reused reports whether e, sampled in this epoch, was also sampled in
-// an earlier epoch at most cfg.Reuse epochs before (see Config.Reuse).
+// reused reports whether e, sampled in this epoch, shows evidence of
+// reuse from one source (see Config.Reuse): seen in two windows of this
+// epoch, or in an earlier epoch at most cfg.Reuse epochs before.
 func (p *Planner) reused(e *entry) bool {
-	r := uint64(p.cfg.Reuse)
-	return r == 0 || (e.prevSeen != 0 && e.seenEpoch-e.prevSeen <= r)
+	if p.cfg.Reuse == 0 {
+		return true
+	}
+	cur := uint32(p.epoch + 1)
+	for i := range e.sight {
+		if e.sight[i].reused(cur, uint32(p.cfg.Reuse)) {
+			return true
+		}
+	}
+	return false
 }
 
 // heatNow applies the decay of the epochs since e's heat was last updated.
