@@ -108,7 +108,9 @@ func copyTestBinary(t *testing.T) string {
 // region is neither listed nor readable nor changeable.
 func TestAPIAsNobody(t *testing.T) {
 	skipUnlessRoot(t)
-	td := startDaemon(t, "epoch = \"100ms\"\nsampler \"sw-page-faults\" {}\napi {\n  group = \"65534\"\n}\n")
+	// A long epoch: nobody's regions must outlive its exit until root lists them
+	// (an epoch reaps the regions of exited processes).
+	td := startDaemon(t, "epoch = \"1h\"\nsampler \"sw-page-faults\" {}\napi {\n  group = \"65534\"\n}\n")
 	for _, p := range []string{td.dir, filepath.Dir(td.dir)} {
 		if err := os.Chmod(p, 0o755); err != nil {
 			t.Fatal(err)
