@@ -257,7 +257,8 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 }
 
 // printResults prints one comparison table per workload/trace and setting.
-// Blocks mode models no latency or bytes: those columns show "-". The
+// Every column has a fixed number of decimals: ratios 3, latencies 3 (ms),
+// bytes moved 2 (in a decimal unit), headroom 1 (%). Blocks mode models no latency or bytes: those columns show "-". The
 // Bélády row of a tiering comparison (run in cache mode on the same tiers,
 // see sim.Compare) stays in its table, marked "(cache mode)".
 func printResults(w io.Writer, rs []sim.Result) error {
@@ -286,7 +287,7 @@ func printResults(w io.Writer, rs []sim.Result) error {
 		}
 		mean, p99, moved := "-", "-", "-"
 		if r.Mode != "blocks" {
-			mean, p99 = fmt.Sprintf("%.4g", r.MeanLatencyMs), fmt.Sprintf("%.4g", r.P99LatencyMs)
+			mean, p99 = fmt.Sprintf("%.3f", r.MeanLatencyMs), fmt.Sprintf("%.3f", r.P99LatencyMs)
 			moved = formatBytes(r.BytesDemand + r.BytesPrefetch)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%s\t%s\t%d\t%.3f\t%s\t\n", name, r.Accesses, r.FastHitRatio,
@@ -295,15 +296,16 @@ func printResults(w io.Writer, rs []sim.Result) error {
 	return tw.Flush()
 }
 
-// formatBytes prints a byte count with a decimal unit: 7.31 MB, 44.5 TB.
+// formatBytes prints a byte count with a decimal unit and two decimals:
+// 7.31 MB, 6.80 MB, 976.00 kB, 44.50 TB (bytes below 1 kB: 512 B).
 func formatBytes(n int64) string {
 	v := float64(n)
 	for _, u := range []string{"B", "kB", "MB", "GB", "TB"} {
-		if v < 1000 || u == "TB" {
+		if v < 999.995 || u == "TB" { // 999.995 kB prints as 1.00 MB
 			if u == "B" {
 				return fmt.Sprintf("%d B", n)
 			}
-			return fmt.Sprintf("%.3g %s", v, u)
+			return fmt.Sprintf("%.2f %s", v, u)
 		}
 		v /= 1000
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -186,6 +187,48 @@ func TestSimReference(t *testing.T) {
 		code, _, errs := runCLI("sim", "--trace", path, "--capacity-blocks", "10", "--reference", bad.ref)
 		if code != ExitUsage || !strings.Contains(errs, bad.want) {
 			t.Errorf("--reference %s: exit %d, stderr %q: want %d and %q", bad.ref, code, errs, ExitUsage, bad.want)
+		}
+	}
+}
+
+// TestSimTableDecimals checks that every column of sim's table has a fixed
+// number of decimals, whatever the values (issue 15: %.4g printed 0.218
+// next to 0.2214 and 10.22 next to 1.302).
+func TestSimTableDecimals(t *testing.T) {
+	hr := 0.095
+	var rs []sim.Result
+	for i, v := range []struct {
+		mean, p99 float64
+		bytes     int64
+	}{{0.218, 1.302, 1_030_000}, {0.2214, 10.22, 976_000}, {2.5, 10, 6_800_000}, {0.2145, 1.302, 44_500_000_000_000}} {
+		rs = append(rs, sim.Result{Policy: "p" + string(rune('a'+i)), Workload: "w", Mode: "cache", Quant: "fp16",
+			Accesses: 512, FastHitRatio: 0.8, MeanLatencyMs: v.mean, P99LatencyMs: v.p99,
+			BytesDemand: v.bytes, Evictions: 95, RepromotionRate: 0.2, Headroom: &hr})
+	}
+	var b strings.Builder
+	if err := printResults(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`^ *p[a-d] +512 +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{2} [kMGT]B +95 +\d+\.\d{3} +-?\d+\.\d%$`)
+	n := 0
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n")[2:] {
+		n++
+		if !row.MatchString(line) {
+			t.Errorf("row %q: decimals not fixed per column", line)
+		}
+	}
+	if n != len(rs) {
+		t.Errorf("%d rows, want %d:\n%s", n, len(rs), b.String())
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 999: "999 B", 1000: "1.00 kB", 976_000: "976.00 kB", 999_994: "999.99 kB",
+		999_996: "1.00 MB", 6_800_000: "6.80 MB", 7_310_000: "7.31 MB", 44_500_000_000_000: "44.50 TB",
+	} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
