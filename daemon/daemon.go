@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -217,8 +218,17 @@ func (d *Daemon) announce() {
 	d.mu.Lock()
 	cfg, single, moving := d.cfg, d.slowNode < 0, d.moving
 	d.mu.Unlock()
-	d.log.Info("ready", "socket", cfg.API.Socket, "metrics", d.api.metricsAddr(), "policy", cfg.Policy.String(),
-		"epoch", cfg.Epoch, "samplers", len(d.samplers))
+	opened, failed := samplerNames(d.samplers)
+	args := []any{"socket", cfg.API.Socket, "metrics", d.api.metricsAddr(), "policy", cfg.Policy.String(),
+		"epoch", cfg.Epoch, "samplers", joinOr(opened, "none")}
+	if len(failed) > 0 {
+		args = append(args, "samplers_failed", strings.Join(failed, ","))
+	}
+	d.log.Info("ready", args...)
+	if len(opened) == 0 {
+		d.log.Warn("no sampler is open: block heat comes from API hints only "+
+			"(the sampler lines above and kvtier status say why)", "failed", joinOr(failed, "none"))
+	}
 	switch {
 	case single:
 		d.log.Warn("one memory node: every block is in the fast tier and nothing moves; sampling, the API, metrics and the decision loop still run")
@@ -226,6 +236,31 @@ func (d *Daemon) announce() {
 		d.log.Warn("kernel tiering is on and kernel_tiering = \"report\": planning and reporting only, no page moves")
 	}
 	_ = d.opts.Notifier.Notify("READY=1")
+}
+
+// samplerNames returns the names of the samplers that opened (for
+// "auto", the one it chose) and of those that did not ("auto" when it
+// found none).
+func samplerNames(samplers []*samplerState) (opened, failed []string) {
+	for _, st := range samplers {
+		switch {
+		case st.s != nil:
+			opened = append(opened, st.name)
+		case st.auto:
+			failed = append(failed, bpf.Auto)
+		default:
+			failed = append(failed, st.name)
+		}
+	}
+	return opened, failed
+}
+
+// joinOr joins names with commas, or returns none for no names.
+func joinOr(names []string, none string) string {
+	if len(names) == 0 {
+		return none
+	}
+	return strings.Join(names, ",")
 }
 
 // closeAll drops every region, closes samplers and the recorder.
