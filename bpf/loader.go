@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf"
@@ -99,11 +100,55 @@ func classify(err error) error {
 	case errors.As(err, &ve):
 		return err // the verifier's EACCES is no missing privilege
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, os.ErrPermission):
-		return fmt.Errorf("%w (%w: need root or CAP_BPF and CAP_PERFMON)", err, ErrPermission)
+		return permissionError(err)
 	case errors.Is(err, ebpf.ErrNotSupported):
 		return fmt.Errorf("%w (%w)", err, ErrNotSupported)
 	}
 	return err
+}
+
+// libraryAdvice is what cilium/ebpf appends to an EPERM from creating a
+// map or loading a program: advice to the Go programmer, not the user.
+const libraryAdvice = " (MEMLOCK may be too low, consider rlimit.RemoveMemlock)"
+
+// classifiedError is an error whose text was rewritten: Error returns msg,
+// errors.Is and errors.As see every error in errs.
+type classifiedError struct {
+	msg  string
+	errs []error
+}
+
+func (e *classifiedError) Error() string   { return e.msg }
+func (e *classifiedError) Unwrap() []error { return e.errs }
+
+// permissionError wraps a refused load or attach with ErrPermission and
+// says what the user lacks: root or CAP_BPF and CAP_PERFMON and, when
+// cilium/ebpf suspects the locked-memory limit, this kernel charges BPF
+// maps to it and it is finite, a higher limit. The library's advice is
+// dropped from the text.
+func permissionError(err error) error {
+	msg := strings.Replace(err.Error(), libraryAdvice, "", 1)
+	advised := msg != err.Error()
+	need := "need root or CAP_BPF and CAP_PERFMON"
+	var rl unix.Rlimit
+	var un unix.Utsname
+	if advised && unix.Uname(&un) == nil && memlockCharged(unix.ByteSliceToString(un.Release[:])) &&
+		unix.Getrlimit(unix.RLIMIT_MEMLOCK, &rl) == nil && rl.Cur != unix.RLIM_INFINITY {
+		need += fmt.Sprintf(", and a locked-memory limit above %d KiB: kernels before 5.11 charge BPF maps to it "+
+			"(ulimit -l, or LimitMEMLOCK=infinity as kvtier.service sets)", rl.Cur>>10)
+	}
+	return &classifiedError{msg: fmt.Sprintf("%s (%v: %s)", msg, ErrPermission, need), errs: []error{err, ErrPermission}}
+}
+
+// memlockCharged says whether a kernel of this release (uname -r) charges
+// BPF maps to RLIMIT_MEMLOCK: those before 5.11, and any whose release
+// does not parse.
+func memlockCharged(release string) bool {
+	var major, minor int
+	if n, _ := fmt.Sscanf(release, "%d.%d", &major, &minor); n != 2 {
+		return true
+	}
+	return major < 5 || major == 5 && minor < 11
 }
 
 // closedErr is ErrClosed for what, e.g. "draining": "draining sampler
