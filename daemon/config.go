@@ -27,8 +27,9 @@ const (
 	// the planner block sets no cooldown.
 	DefaultCooldownEpochs = 2
 	// DefaultReconcileEpochs and DefaultReconcilePages: a placement
-	// reconcile pass every 4 epochs, of at most 64 Ki pages (256 MiB of
-	// 4 KiB pages, a few ms of move_pages queries).
+	// reconcile pass every 4 epochs, of at most 64 Ki page queries (8
+	// pages a block where a region pins nothing: 16 GiB of 2 MiB blocks;
+	// a few ms of move_pages queries).
 	DefaultReconcileEpochs = 4
 	DefaultReconcilePages  = 1 << 16
 	// DefaultMaxTenants bounds the tenants tracked at once.
@@ -115,9 +116,10 @@ type PlannerConfig struct {
 	// blocks are and corrects the planner (a block moved by someone else,
 	// a pinned block to bring back); 0 turns it off.
 	ReconcileEpochs int
-	// ReconcilePages bounds the pages one reconcile pass queries: a pass
-	// goes on where the previous one stopped, so every region is read
-	// within ceil(pages tracked / ReconcilePages) passes.
+	// ReconcilePages bounds the pages one reconcile pass queries (a
+	// sample of 8 a block where the region pins nothing, every page where
+	// it does): a pass goes on where the previous one stopped, so every
+	// region is read within ceil(pages queried / ReconcilePages) passes.
 	ReconcilePages int
 }
 

@@ -147,3 +147,73 @@ planner {
 	}
 	return passes
 }
+
+// TestPlacementPages: a placement read queries every page of a block, or
+// a sample spread from its first page to its last; a short last block is
+// sampled within its own pages.
+func TestPlacementPages(t *testing.T) {
+	const ps = 4096
+	for _, tc := range []struct {
+		name                string
+		length, block       uint64
+		first, last, perBlk int
+		want                []uintptr // page offsets from the region's start, in pages
+	}{
+		{"every page", 8 * ps, 4 * ps, 0, 2, 0, []uintptr{0, 1, 2, 3, 4, 5, 6, 7}},
+		{"two of four", 8 * ps, 4 * ps, 0, 2, 2, []uintptr{0, 3, 4, 7}},
+		{"three of sixteen", 16 * ps, 16 * ps, 0, 1, 3, []uintptr{0, 7, 15}},
+		{"one", 8 * ps, 4 * ps, 1, 2, 1, []uintptr{4}},
+		{"more than the block has", 4 * ps, 4 * ps, 0, 1, 8, []uintptr{0, 1, 2, 3}},
+		{"short last block", 6 * ps, 4 * ps, 1, 2, 3, []uintptr{4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const base = 1 << 30
+			per := queriedPerBlock(tc.block, tc.perBlk)
+			got := placementPages(nil, base, tc.length, tc.block, tc.first, tc.last, per)
+			var pages []uintptr
+			for _, p := range got {
+				pages = append(pages, (p-base)/ps)
+			}
+			if !slices.Equal(pages, tc.want) {
+				t.Errorf("pages %v, want %v", pages, tc.want)
+			}
+		})
+	}
+}
+
+// TestReconcileSampled: in a region that pins nothing a pass reads a
+// sample of each block (reconcileSample pages), so a budget of 64 pages
+// covers 8 blocks of 16 pages instead of 4, and still finds a block that
+// moved whole behind the daemon's back.
+func TestReconcileSampled(t *testing.T) {
+	d, _ := fixtureDaemon(t, `
+epoch = "10s"
+kernel_tiering = "report"
+sampler "fault" {}
+tiers {
+  fast = [1]
+  slow = [0]
+}
+`)
+	const blockSz = 64 << 10 // 16 pages
+	wl := startWorkload(t)
+	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: blockSz,
+		source: "test", priority: policy.PriorityNormal, refcount: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.regions[v.ID]
+	now := d.now()
+	if ok, err := d.planner.SetTier(r.blocks[5].ID, true, now); !ok || err != nil {
+		t.Fatalf("making block 5 fast: %v, %v", ok, err)
+	}
+	r.fast[5] = true
+	if fixed := d.reconcilePass(now, 64); fixed != 1 || r.fast[5] {
+		t.Fatalf("a pass corrected %d blocks (block 5 fast %v), want block 5 back to slow", fixed, r.fast[5])
+	}
+	if want := (reconcileCursor{region: r.id, block: 64 / reconcileSample}); d.recCursor != want {
+		t.Errorf("after a pass of 64 pages the cursor is at %+v, want %+v", d.recCursor, want)
+	}
+}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
@@ -76,7 +77,7 @@ const tierQueryPages = 1 << 16
 // Its pages fault in wherever the kernel puts them; the reconcile passes
 // and the mover's outcomes account them.
 func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]bool, error) {
-	pl, err := readPlacement(proc, topo, addr, length, blockSize)
+	pl, err := readPlacement(proc, topo, addr, length, blockSize, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -91,38 +92,26 @@ func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize 
 type blockPlace struct{ fast, slow bool }
 
 // readPlacement reads which tiers hold the present pages of each block of
-// blockSize bytes in [addr, addr+length) of proc (move_pages queries).
-func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64) ([]blockPlace, error) {
+// blockSize bytes in [addr, addr+length) of proc (move_pages queries): of
+// every page, or of perBlock pages a block spread evenly over it, first
+// and last included (perBlock 0: every page).
+func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64, perBlock int) ([]blockPlace, error) {
 	n := int((length + blockSize - 1) / blockSize)
-	pl := make([]blockPlace, n)
-	ps := uint64(numa.PageSize)
-	class := map[int]numa.Class{}
-	status := make([]numa.PageStatus, 0, min(tierQueryPages, length/ps+2))
-	for off := uint64(0); off < length; off += tierQueryPages * ps {
-		end := min(off+tierQueryPages*ps, length)
-		pages, err := numa.PagesOf(uintptr(addr+off), uintptr(addr+end))
-		if err != nil {
-			return nil, err
-		}
-		status = status[:len(pages)]
-		if err := numa.QueryPages(proc.PID(), pages, status, 0); err != nil {
-			return nil, fmt.Errorf("reading the placement of pid %d: %w", proc.PID(), err)
-		}
-		for i, st := range status {
-			node, ok := st.OnNode()
-			if !ok {
-				continue
+	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}}
+	per := queriedPerBlock(blockSize, perBlock)
+	group := max(tierQueryPages/per, 1) // blocks a query names
+	var pages []uintptr
+	var status []numa.PageStatus
+	for first := 0; first < n; first += group {
+		pages = placementPages(pages[:0], addr, length, blockSize, first, min(first+group, n), per)
+		for off := 0; off < len(pages); off += tierQueryPages {
+			chunk := pages[off:min(off+tierQueryPages, len(pages))]
+			status = slices.Grow(status[:0], len(chunk))[:len(chunk)]
+			if err := numa.QueryPages(proc.PID(), chunk, status, 0); err != nil {
+				return nil, fmt.Errorf("reading the placement of pid %d: %w", proc.PID(), err)
 			}
-			c, seen := class[node]
-			if !seen {
-				c, _ = topo.ClassOf(node) // an unknown node counts as fast
-				class[node] = c
-			}
-			b := int((off + uint64(i)*ps) / blockSize)
-			if c == numa.ClassSlow {
-				pl[b].slow = true
-			} else {
-				pl[b].fast = true
+			for i, st := range status {
+				acc.mark(int((uint64(chunk[i])-addr)/blockSize), st)
 			}
 		}
 	}
@@ -130,7 +119,62 @@ func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockS
 	if err := proc.Check(); err != nil {
 		return nil, err
 	}
-	return pl, nil
+	return acc.pl, nil
+}
+
+// queriedPerBlock is the pages a placement read queries of a block:
+// perBlock, or every page when perBlock is 0 or the block has no more.
+func queriedPerBlock(blockSize uint64, perBlock int) int {
+	all := int((blockSize + uint64(numa.PageSize) - 1) / uint64(numa.PageSize))
+	if perBlock <= 0 || perBlock >= all {
+		return all
+	}
+	return perBlock
+}
+
+// placementPages appends the pages queried of blocks [first, last): per
+// pages of each, evenly spaced from its first page to its last.
+func placementPages(dst []uintptr, addr, length, blockSize uint64, first, last, per int) []uintptr {
+	ps := uint64(numa.PageSize)
+	for b := first; b < last; b++ {
+		start := addr + uint64(b)*blockSize
+		end := min(start+blockSize, addr+length)
+		all := int((end - start + ps - 1) / ps)
+		k := min(per, all)
+		for j := range k {
+			i := j
+			if k < all && k > 1 {
+				i = j * (all - 1) / (k - 1)
+			}
+			dst = append(dst, uintptr(start+uint64(i)*ps))
+		}
+	}
+	return dst
+}
+
+// placeAcc gathers page statuses into block placements.
+type placeAcc struct {
+	topo  *numa.Topology
+	class map[int]numa.Class // node -> class, looked up once
+	pl    []blockPlace
+}
+
+// mark records that a page of block b has status st.
+func (a *placeAcc) mark(b int, st numa.PageStatus) {
+	node, ok := st.OnNode()
+	if !ok {
+		return
+	}
+	c, seen := a.class[node]
+	if !seen {
+		c, _ = a.topo.ClassOf(node) // an unknown node counts as fast
+		a.class[node] = c
+	}
+	if c == numa.ClassSlow {
+		a.pl[b].slow = true
+	} else {
+		a.pl[b].fast = true
+	}
 }
 
 // blockID packs a region ID and a block index into a policy.BlockID.

@@ -39,7 +39,7 @@ planner {
   promote_min      = 1     # heat a slow block needs to be promoted
   reuse_epochs     = 8     # promote only blocks sampled in 2 epochs at most 8 apart (0: any)
   reconcile_epochs = 4     # re-read placement every N epochs, up to 8N while nothing drifts (0: never)
-  reconcile_pages  = 65536 # pages queried per reconcile pass
+  reconcile_pages  = 65536 # pages queried per reconcile pass (8 a block, all where a region pins)
 }
 
 # One or more samplers; all feed the same per-block counts. Without a sampler
