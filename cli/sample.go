@@ -238,8 +238,8 @@ func writeSample(w io.Writer, rep *sampleReport, asJSON bool) error {
 		return json.NewEncoder(w).Encode(rep)
 	}
 	st := rep.Stats
-	fmt.Fprintf(w, "sampler %s, pid %d, %.1fs: %d events, %d counted, %d outside the regions, %d dropped\n",
-		rep.Sampler, rep.PID, rep.Seconds, st.Events, st.Matched, st.Outside, st.Drops)
+	fmt.Fprintf(w, "sampler %s, pid %d, %.1fs: %s, %d counted, %d outside the regions, %d dropped\n",
+		rep.Sampler, rep.PID, rep.Seconds, plural(int(st.Events), "event", "events"), st.Matched, st.Outside, st.Drops)
 	if hint := sampleHint(rep); hint != "" {
 		fmt.Fprintln(w, hint)
 	}

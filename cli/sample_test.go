@@ -271,3 +271,16 @@ func TestSampleHint(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleHeaderPlural: the header says "1 event", not "1 events".
+func TestSampleHeaderPlural(t *testing.T) {
+	for n, want := range map[uint64]string{0: ": 0 events, ", 1: ": 1 event, ", 2: ": 2 events, "} {
+		var b strings.Builder
+		if err := writeSample(&b, &sampleReport{Sampler: "damon", PID: 1, Stats: bpf.Stats{Events: n}}, false); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%d events: header %q lacks %q", n, strings.SplitN(b.String(), "\n", 2)[0], want)
+		}
+	}
+}
