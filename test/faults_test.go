@@ -31,7 +31,7 @@ func (r *run) checkWorkloadExit() {
 	r.decode("a-migrating", &m) // the metrics when the kill was sent
 	slowA := m[`kvtier_tier_bytes{tenant="a",tier="slow"}`]
 	if slowA <= 0 || slowA >= 48<<20 {
-		r.fatal("when workload a was killed %v of its bytes were on node 1: want a demotion under way (some, not all 48 MiB)", slowA)
+		r.fatal("when workload a was killed %.0f bytes (%.1f MiB) of its 48 MiB were on node 1: want a demotion under way (some, not all)", slowA, slowA/(1<<20))
 	}
 	var regions []struct {
 		Tenant string `json:"tenant"`
