@@ -242,13 +242,14 @@ func (d liveDoc) check(op string, code int, body []byte) error {
 // required and known properties, an array's items.
 func (d liveDoc) match(s any, v any, at string) error {
 	sc := d.resolve(s)
+	typ, nullable := schemaTypes(sc["type"])
 	if v == nil {
-		if sc["nullable"] == true {
+		if nullable {
 			return nil
 		}
-		return fmt.Errorf("%s: null, not nullable", at)
+		return fmt.Errorf("%s: null, and the schema's type does not list \"null\"", at)
 	}
-	switch sc["type"] {
+	switch typ {
 	case "object":
 		return d.matchObject(sc, v, at)
 	case "array":
@@ -263,8 +264,8 @@ func (d liveDoc) match(s any, v any, at string) error {
 		}
 	case "integer", "number":
 		f, ok := v.(float64)
-		if !ok || (sc["type"] == "integer" && math.Trunc(f) != f) {
-			return fmt.Errorf("%s: %v, want %s", at, v, sc["type"])
+		if !ok || (typ == "integer" && math.Trunc(f) != f) {
+			return fmt.Errorf("%s: %v, want %s", at, v, typ)
 		}
 	case "string":
 		if _, ok := v.(string); !ok {
@@ -276,6 +277,25 @@ func (d liveDoc) match(s any, v any, at string) error {
 		}
 	}
 	return nil
+}
+
+// schemaTypes reads an OpenAPI 3.1 schema's "type": a name, or an array
+// of names where "null" says the value may be null. It returns the type
+// other than "null" ("" if none) and whether null is allowed.
+func schemaTypes(t any) (typ string, nullable bool) {
+	names := []any{t}
+	if a, ok := t.([]any); ok {
+		names = a
+	}
+	for _, n := range names {
+		switch s, _ := n.(string); {
+		case s == "null":
+			nullable = true
+		case typ == "":
+			typ = s
+		}
+	}
+	return typ, nullable
 }
 
 // matchObject checks an object's required and documented properties.

@@ -29,8 +29,8 @@ func loadOpenAPI(t *testing.T) openAPIDoc {
 	t.Helper()
 	var doc openAPIDoc
 	readOpenAPI(t, &doc)
-	if !strings.HasPrefix(doc.OpenAPI, "3.") {
-		t.Fatalf("openapi version %q, want 3.x", doc.OpenAPI)
+	if !strings.HasPrefix(doc.OpenAPI, "3.1.") {
+		t.Fatalf("openapi version %q, want 3.1.x", doc.OpenAPI)
 	}
 	return doc
 }

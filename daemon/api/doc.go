@@ -26,7 +26,7 @@
 // conflict, 413 for a body over api.max_body, 429 over api.max_regions or
 // api.max_regions_per_process.
 //
-// openapi.json in this directory is an OpenAPI 3.0 description of the
+// openapi.json in this directory is an OpenAPI 3.1 description of the
 // same API; tests keep it matched to the routes and to these types.
 //
 // # Who may do what
