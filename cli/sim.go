@@ -73,7 +73,7 @@ func newSimCmd() *cobra.Command {
 	fl.IntVar(&f.epoch, "epoch", 16, "tiering: accesses per epoch")
 	fl.IntVar(&f.moveBlocks, "move-blocks", 0, "tiering: blocks moved per epoch (0 unlimited)")
 	fl.Float64Var(&f.decay, "decay", daemon.DefaultDecay, "tiering: heat kept per epoch, in [0, 1) (the daemon's planner decay)")
-	fl.IntVar(&f.reuse, "reuse", plan.DefaultReuse, "tiering: promote only blocks sampled in two epochs at most this many apart (0: any; the daemon's reuse_epochs)")
+	fl.IntVar(&f.reuse, "reuse", plan.DefaultReuse, "tiering: promote only blocks read twice in an epoch or in two epochs at most this many apart (0: any; the daemon's reuse_epochs)")
 	fl.IntVar(&f.cooldown, "cooldown-epochs", daemon.DefaultCooldownEpochs, "tiering: epochs a moved block stays put (the daemon's cooldown)")
 	fl.IntVar(&f.capacityBlocks, "capacity-blocks", 0, "blocks mode: capacity in unit blocks (implies --mode blocks)")
 	fl.IntVar(&f.prefetch, "prefetch", 0, "cache mode: blocks prefetched after a miss")

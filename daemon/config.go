@@ -109,8 +109,9 @@ type PlannerConfig struct {
 	// PromoteMin is the heat a slow block needs to be promoted (> 0).
 	PromoteMin float64
 	// ReuseEpochs is the evidence of reuse a slow block needs to be
-	// promoted: sampled accesses (or hints) in two epochs at most this
-	// many epochs apart; 0 promotes on one epoch's accesses.
+	// promoted: accesses one source saw in two windows of one epoch (two
+	// DAMON aggregation intervals, two hints) or in two epochs at most
+	// this many epochs apart; 0 promotes on one epoch's accesses.
 	ReuseEpochs int
 	// ReconcileEpochs is how often (in epochs) the daemon reads where its
 	// blocks are and corrects the planner (a block moved by someone else,
