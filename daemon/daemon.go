@@ -56,6 +56,7 @@ type Daemon struct {
 	events   *hub
 	owners   *ownerIndex // region owners, for the event stream's filters
 	auth     authorizer
+	procs    numa.ProcessTable // the regions' process handles, one pidfd per process
 	start    time.Time
 	topo     *numa.Topology
 	api      *apiServer

@@ -80,19 +80,21 @@ func checkMapped(proc *numa.Process, addr, length uint64) error {
 	return nil
 }
 
-// openSpecProcess opens s.pid, by its start time when s has one.
-func openSpecProcess(s *regionSpec) (*numa.Process, error) {
+// openSpecProcess opens s.pid, by its start time when s has one. The
+// regions of one process share its pidfd (d.procs): a process costs the
+// daemon one file descriptor however many regions it registers.
+func (d *Daemon) openSpecProcess(s *regionSpec) (*numa.Process, error) {
 	if s.startTime != 0 {
-		return numa.AttachProcess(s.pid, s.startTime)
+		return d.procs.Attach(s.pid, s.startTime)
 	}
-	return numa.OpenProcess(s.pid)
+	return d.procs.Open(s.pid)
 }
 
 // openFor opens process s.pid for caller c: c must be allowed to act on it
 // (authorizer.mayAct), and it must map the range. It reads where the
 // range's blocks are into s.fast.
 func (d *Daemon) openFor(c caller, s *regionSpec) (*numa.Process, error) {
-	proc, err := openSpecProcess(s)
+	proc, err := d.openSpecProcess(s)
 	if err != nil {
 		return nil, procError(s.pid, err)
 	}

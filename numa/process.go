@@ -23,6 +23,7 @@ type Process struct {
 	start    uint64
 	comm     string
 	procRoot string
+	shared   *sharedFD // the pidfd's share count when a ProcessTable gave the handle out
 }
 
 // OpenProcess opens a handle on process pid. It fails with ErrProcessGone
@@ -161,14 +162,19 @@ func (p *Process) Maps() (Maps, error) {
 	return ReadMaps(p.procRoot, p.pid)
 }
 
-// Close releases the pidfd.
+// Close releases the pidfd: a handle from a ProcessTable releases its
+// share, and the pidfd closes with the process's last handle. Closing a
+// handle again does nothing.
 func (p *Process) Close() error {
 	if p.fd < 0 {
 		return nil
 	}
-	err := unix.Close(p.fd)
+	fd := p.fd
 	p.fd = -1
-	return err
+	if p.shared != nil {
+		return p.shared.release(fd)
+	}
+	return unix.Close(fd)
 }
 
 // decodePidfdErrno maps the errnos of pidfd_open(2), called with a pid > 0
