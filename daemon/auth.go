@@ -80,7 +80,8 @@ func forbidden(pid int) error {
 
 // mayAct returns nil if c may act on process pid: c is root, or c is that
 // process, or c could ptrace it. A process that does not exist is a 404
-// (kill(2) says as much to anyone); every other refusal is forbidden(pid).
+// (kill(2) says as much to anyone); a daemon out of file descriptors is a
+// 503 (outOfFiles); every other refusal is forbidden(pid).
 func (a authorizer) mayAct(c caller, pid int) error {
 	if c.root() || c.pid == pid {
 		return nil
@@ -88,6 +89,9 @@ func (a authorizer) mayAct(c caller, pid int) error {
 	t, err := a.creds(pid)
 	if errors.Is(err, numa.ErrProcessGone) {
 		return notFound("pid %d: no such process", pid)
+	}
+	if numa.OutOfFiles(err) {
+		return outOfFiles(pid, err) // the daemon's shortage, not a refusal
 	}
 	if err != nil {
 		return forbidden(pid)

@@ -3,8 +3,10 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kvtier/kvtier/numa"
@@ -55,6 +57,7 @@ func TestMayAct(t *testing.T) {
 		201: containerCap,
 		202: procCreds(3000, 3000, 1<<numa.CapSysPtrace), // pid 202 now names someone else
 		300: errors.New("reading /proc/300/status: too many open files"),
+		301: &fs.PathError{Op: "open", Path: "/proc/301/status", Err: syscall.EMFILE},
 	}
 	a := procs.authorizer()
 	user := caller{pid: 100, uid: 1000, gid: 1000}
@@ -75,6 +78,7 @@ func TestMayAct(t *testing.T) {
 		{"not dumpable", user, 104, 403},
 		{"another group", user, 105, 403},
 		{"unreadable target", user, 300, 403},
+		{"the daemon out of file descriptors", user, 301, 503},
 		{"no such process", user, 999, 404},
 		{"CAP_SYS_PTRACE", caller{pid: 200, uid: 1000, gid: 1000}, 102, 0},
 		{"CAP_SYS_PTRACE on init", caller{pid: 200, uid: 1000, gid: 1000}, 1, 0},

@@ -66,6 +66,21 @@ func tooMany(format string, a ...any) error {
 	return &reqError{http.StatusTooManyRequests, fmt.Sprintf(format, a...)}
 }
 
+// outOfFiles is the answer when the daemon ran out of file descriptors
+// while opening or reading process pid (err): 503, naming the limit. It is
+// the daemon's shortage, not the process's doing: the registration may be
+// retried, and no region is dropped for it (reapLocked keeps a region
+// whose process it cannot read).
+func outOfFiles(pid int, err error) error {
+	limit := "its RLIMIT_NOFILE"
+	if n, lerr := numa.FileLimit(); lerr == nil {
+		limit = fmt.Sprintf("its RLIMIT_NOFILE of %d", n)
+	}
+	return &reqError{http.StatusServiceUnavailable, fmt.Sprintf(
+		"pid %d: the daemon is out of file descriptors (%s; each registered process holds one): %v; "+
+			"retry later, unregister processes, or raise LimitNOFILE= in kvtier.service", pid, limit, err)}
+}
+
 // checkRegionLimitsLocked refuses one more region of pid when the limits
 // of the API config are reached.
 func (d *Daemon) checkRegionLimitsLocked(pid int) error {

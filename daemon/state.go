@@ -51,6 +51,8 @@ func procError(pid int, err error) error {
 	switch {
 	case errors.As(err, &re):
 		return err
+	case numa.OutOfFiles(err):
+		return outOfFiles(pid, err)
 	case errors.Is(err, numa.ErrProcessGone), errors.Is(err, numa.ErrPIDReused):
 		return notFound("pid %d: no such process", pid)
 	case errors.Is(err, numa.ErrPermission), errors.Is(err, os.ErrPermission):

@@ -26,4 +26,8 @@ var (
 	// ErrParse: a sysfs or procfs file could not be parsed; the wrapping
 	// error names the file.
 	ErrParse = errors.New("parse error")
+	// ErrNoFiles: the caller is out of file descriptors (EMFILE: its
+	// RLIMIT_NOFILE; ENFILE: the system's). Nothing is said about the
+	// process the call was about. See OutOfFiles.
+	ErrNoFiles = errors.New("out of file descriptors")
 )

@@ -200,6 +200,8 @@ func decodeProcErrno(err error) error {
 		return fmt.Errorf("%w (%v)", ErrNotSupported, err)
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES):
 		return fmt.Errorf("%w (%v)", ErrPermission, err)
+	case errors.Is(err, unix.EMFILE), errors.Is(err, unix.ENFILE):
+		return fmt.Errorf("%w: %w", ErrNoFiles, err)
 	}
 	return err
 }

@@ -20,17 +20,19 @@ func TestDecodePidfdErrno(t *testing.T) {
 		{unix.ENOSYS, ErrNotSupported},
 		{unix.EPERM, ErrPermission},
 		{unix.EACCES, ErrPermission},
-		{unix.EMFILE, nil},
+		{unix.EMFILE, ErrNoFiles}, // this process's RLIMIT_NOFILE, not the target's fault
+		{unix.ENFILE, ErrNoFiles},
+		{unix.E2BIG, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.errno.Error(), func(t *testing.T) {
 			err := decodePidfdErrno(tt.errno)
-			for _, s := range []error{ErrProcessGone, ErrNotSupported, ErrPermission} {
+			for _, s := range []error{ErrProcessGone, ErrNotSupported, ErrPermission, ErrNoFiles} {
 				if got := errors.Is(err, s); got != (s == tt.want) {
 					t.Errorf("decodePidfdErrno(%v) = %v: errors.Is(%v) = %v", tt.errno, err, s, got)
 				}
 			}
-			if tt.want == nil && !errors.Is(err, tt.errno) {
+			if (tt.want == nil || tt.want == ErrNoFiles) && !errors.Is(err, tt.errno) {
 				t.Errorf("decodePidfdErrno(%v) = %v: the errno is lost", tt.errno, err)
 			}
 		})

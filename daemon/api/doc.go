@@ -24,7 +24,8 @@
 // request, 403 for what the caller may not do, 404 for a missing region or
 // endpoint, 405 (with Allow) for a wrong method on a known path, 409 for a
 // conflict, 413 for a body over api.max_body, 429 over api.max_regions or
-// api.max_regions_per_process.
+// api.max_regions_per_process, 503 when the daemon is stopping or out of
+// file descriptors (retry later).
 //
 // openapi.json in this directory is an OpenAPI 3.1 description of the
 // same API; tests keep it matched to the routes and to these types.
