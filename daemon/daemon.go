@@ -91,6 +91,8 @@ type Daemon struct {
 	rec        *recorder
 	closed     bool
 	restoring  bool // restoreState runs: no saving until it is done
+
+	saver stateWriter // writes the registrations file; not guarded by mu
 }
 
 // New builds a daemon from cfg: it reads the topology, checks the kernel's
@@ -115,6 +117,7 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 		nextTenant: 1,
 		demoted:    map[policy.BlockID]policy.Time{}, slowNode: -1, backoff: map[int]*nodeBackoff{},
 		ready: make(chan struct{}), stopping: make(chan struct{})}
+	d.saver.kick = make(chan struct{}, 1)
 	d.metrics = newMetrics(opts.Version)
 	d.events = newHub(d.metrics.eventsDropped.Inc)
 	d.owners = newOwnerIndex()
@@ -194,9 +197,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); d.loop(ctx) }()
 	go func() { defer wg.Done(); d.scanLoop(ctx) }()
+	go func() { defer wg.Done(); d.saveLoop(ctx) }()
 	// Announce before closing ready: whoever waits on Ready finds the
 	// "ready" line and what the daemon does on this host logged, and
 	// READY=1 sent to systemd.

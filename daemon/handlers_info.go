@@ -13,13 +13,13 @@ import (
 )
 
 // regionViews lists the regions caller c may see (its own; all for
-// root) sorted by ID, of one pid (0: all).
+// root; none still being registered) sorted by ID, of one pid (0: all).
 func (d *Daemon) regionViews(c caller, pid int) []api.Region {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := []api.Region{}
 	for _, r := range d.regions {
-		if (pid == 0 || r.pid() == pid) && c.mayOwn(r.owner) {
+		if (pid == 0 || r.pid() == pid) && c.mayOwn(r.owner) && !r.adding {
 			out = append(out, r.view())
 		}
 	}

@@ -130,7 +130,7 @@ func (d *Daemon) statePath() string { return filepath.Join(d.cfg.StateDir, State
 func (d *Daemon) savedLocked() stateFile {
 	st := stateFile{Version: stateVersion, Regions: []savedRegion{}}
 	for _, r := range d.regions {
-		if r.source != "api" {
+		if r.source != "api" || r.adding {
 			continue
 		}
 		req := api.RegisterRequest{PID: r.pid(), Addr: r.addr, Length: r.length, BlockSize: r.blockSize,
@@ -142,18 +142,18 @@ func (d *Daemon) savedLocked() stateFile {
 	return st
 }
 
-// saveStateLocked writes the registrations file after a change. A failure
-// is logged: the daemon runs on, and the next change tries again.
+// saveStateLocked takes a snapshot of the registrations after a change;
+// the file is written without d.mu (statewrite.go): by flushState, which
+// the API's handlers call before they answer, or else by saveLoop.
 func (d *Daemon) saveStateLocked() {
 	if d.restoring || d.closed {
 		return
 	}
 	b, err := json.MarshalIndent(d.savedLocked(), "", " ")
-	if err == nil {
-		err = writeFileAtomic(d.statePath(), append(b, '\n'))
-	}
 	if err != nil {
 		d.log.Named("state").Warn("cannot save the registrations; a restart will lose them", "file", d.statePath(),
 			"error", err)
+		return
 	}
+	d.saver.put(d.statePath(), append(b, '\n'))
 }

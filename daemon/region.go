@@ -41,6 +41,11 @@ type region struct {
 	accesses uint64
 	watched  []string // samplers watching the region
 
+	// adding is set while a registration hands the region's blocks to
+	// the planner in steps (track.go): blocks [0, tracked) are tracked.
+	adding  bool
+	tracked int
+
 	// inMove is set while the mover runs moves of the region (without the
 	// daemon's lock); a region dropped meanwhile keeps proc open until
 	// the mover is done with it (closeProc).

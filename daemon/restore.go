@@ -51,6 +51,7 @@ func (d *Daemon) restoreState() {
 	d.mu.Lock()
 	d.saveStateLocked()
 	d.mu.Unlock()
+	d.flushState()
 	log.Info("registrations restored", "file", path, "restored", kept, "dropped", len(st.Regions)-kept)
 }
 

@@ -65,10 +65,11 @@ func specOptions(s regionSpec, req api.RegisterRequest) (regionSpec, error) {
 
 // regionFor returns region id if caller c may see and change it: its
 // owner or root. Other callers get the answer a missing region gets, so
-// that they learn nothing about other users' regions.
+// that they learn nothing about other users' regions. A region still
+// being registered (adding, track.go) is missing to all.
 func (d *Daemon) regionFor(c caller, id uint64) (*region, error) {
 	r, ok := d.regions[id]
-	if !ok || !c.mayOwn(r.owner) {
+	if !ok || r.adding || !c.mayOwn(r.owner) {
 		return nil, notFound("region %d: no such region", id)
 	}
 	return r, nil

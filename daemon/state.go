@@ -136,82 +136,41 @@ func (d *Daemon) addRegion(s regionSpec) (api.Region, error) { return d.addRegio
 
 // addRegionAs registers s for caller c: it opens the process, checks that
 // c may act on it and that it maps the range, checks the limits and tracks
-// the region, owned by c.
+// the region, owned by c, in steps that never hold d.mu for long (see
+// track.go). The state file is written when it answers, without d.mu.
 func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 	s.owner = c.uid
 	proc, err := d.openFor(c, &s)
 	if err != nil {
 		return api.Region{}, err
 	}
+	id, err := d.reserveID(&s)
+	if err != nil {
+		proc.Close()
+		return api.Region{}, err
+	}
+	r, err := buildRegion(id, &s, proc)
+	if err != nil {
+		proc.Close()
+		return api.Region{}, err
+	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		proc.Close()
-		return api.Region{}, errStopping
+	err = d.admitLocked(&s)
+	if err == nil {
+		err = d.insertLocked(r)
 	}
-	if err := d.checkRegionLimitsLocked(s.pid); err != nil {
-		proc.Close()
-		return api.Region{}, err
-	}
-	for _, r := range d.regions {
-		if r.overlaps(s.pid, s.addr, s.length) {
-			proc.Close()
-			return api.Region{}, &reqError{http.StatusConflict,
-				fmt.Sprintf("pid %d range %#x-%#x overlaps region %d", s.pid, s.addr, s.addr+s.length, r.id)}
-		}
-	}
-	r, err := d.trackLocked(s, proc)
+	d.mu.Unlock()
 	if err != nil {
 		proc.Close()
 		return api.Region{}, err
 	}
-	if err := d.watch(r); err != nil {
-		d.dropRegionLocked(r, "")
-		d.owners.remove(r.id)
+	if err := d.trackSteps(r); err != nil {
 		return api.Region{}, err
 	}
-	d.metrics.regions.Set(float64(len(d.regions)))
-	d.log.Named("registry").Info("region registered", "region", r.id, "pid", s.pid, "tenant", s.tenant,
-		"blocks", len(r.blocks), "source", s.source)
-	v := r.view()
-	d.events.publish(api.Event{Type: api.EventRegionRegistered, Region: r.id, PID: s.pid, Tenant: s.tenant,
-		Blocks: len(r.blocks), Bytes: int64(s.length), Reason: s.source})
-	d.saveStateLocked()
-	return v, nil
-}
-
-// trackLocked builds the region of s on proc and hands its blocks to the
-// planner. On error nothing is tracked and proc is left open.
-func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) {
-	idx, err := d.acquireTenant(s.tenant)
-	if err != nil {
-		return nil, err
-	}
-	d.nextID++
-	r := newRegion(d.nextID, proc, s.addr, s.length, s.blockSz)
-	if s.fast != nil {
-		copy(r.fast, s.fast)
-	}
-	r.tenant, r.tenantIdx = s.tenant, idx
-	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
-	if err := r.checkRanges("pinned", s.pinned); err != nil {
-		d.releaseTenant(s.tenant)
-		return nil, badRequest("%v", err)
-	}
-	r.pinned = append([]api.Range(nil), s.pinned...)
-	r.owner, r.uid = s.owner, s.uid
-	now := d.now()
-	for i := range r.blocks {
-		r.blocks[i].Meta = r.meta(i, r.class)
-		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
-			d.untrack(r, i)
-			d.releaseTenant(s.tenant)
-			return nil, fmt.Errorf("tracking region blocks: %w", err)
-		}
-	}
-	d.regions[r.id] = r
-	d.owners.set(r.id, r.owner)
-	return r, nil
+	v, err := d.publishLocked(r)
+	d.mu.Unlock()
+	d.flushState()
+	return v, err
 }
 
 // untrack removes the first n blocks of r from the planner.
@@ -276,8 +235,8 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	} else {
 		r.proc.Close()
 	}
-	if reason == "" {
-		return
+	if reason == "" || r.adding {
+		return // never published (track.go): its registration answers the error
 	}
 	typ := api.EventRegionUnregistered
 	if reason != "unregistered" {
@@ -295,6 +254,7 @@ func (d *Daemon) removeRegion(id uint64) error { return d.removeRegionAs(rootCal
 
 // removeRegionAs unregisters a region by ID for caller c.
 func (d *Daemon) removeRegionAs(c caller, id uint64) error {
+	defer d.flushState() // after the unlock
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.regionFor(c, id)

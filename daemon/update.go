@@ -15,6 +15,7 @@ func (d *Daemon) updateRegion(id uint64, req api.UpdateRequest) (api.Region, err
 // updateRegionAs is updateRegion for caller c, who must own the region or
 // be root.
 func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api.Region, error) {
+	defer d.flushState() // after the unlock
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.regionFor(c, id)

@@ -1,0 +1,210 @@
+package daemon
+
+import (
+	"fmt"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/numa"
+)
+
+// Registration in steps. Handing a region's blocks to the planner
+// (plan.Planner.Track, one call a block) takes seconds for millions of
+// blocks, and the planner is guarded by d.mu: tracked in one hold of the
+// lock, an 8 GiB region of 4 KiB blocks stalled the API, the epoch loop
+// and the watchdog for as long. addRegionAs therefore:
+//
+//  1. checks the request under the lock (admitLocked) and takes an ID;
+//  2. builds the region's blocks and their metadata without the lock
+//     (buildRegion: the region is still private to the request);
+//  3. under the lock checks again, counts the tenant and puts the region
+//     in d.regions marked adding, no block tracked (insertLocked);
+//  4. tracks its blocks in steps that hold the lock at most trackStep
+//     each, releasing it between steps (trackSteps);
+//  5. in the last step's hold, clears adding, has the samplers watch the
+//     region, publishes it and saves the state (publishLocked).
+//
+// While adding, the region is in d.regions, so the epoch loop and later
+// registrations (limits, overlaps) see it, and it is consistent at every
+// step: blocks [0, r.tracked) are tracked by the planner and the others
+// are not. The planner plans only tracked blocks, so the mover moves only
+// those, and the loop's other planner calls about a block (Observe,
+// SetTier) fail for an untracked one and are ignored, as for a block freed
+// between a plan and its outcome. No sampler watches the region yet, so
+// no counts arrive for it. The API does not show it (regionFor,
+// regionViews) and the state file does not hold it until it is complete:
+// its caller learns its ID from the 201. A region dropped while adding
+// (its process exited, the daemon stops) is dropped as any other
+// (dropRegionLocked, silently), and the registration answers an error.
+
+// trackStep bounds how long one step of a registration holds d.mu.
+const trackStep = 2 * time.Millisecond
+
+// trackCheck is how many blocks a step tracks between looks at the
+// clock (a look costs tens of ns, a block about a microsecond).
+const trackCheck = 32
+
+// admitLocked checks that the daemon runs, that one more region of s's
+// process is within the limits and that s overlaps no region.
+func (d *Daemon) admitLocked(s *regionSpec) error {
+	if d.closed {
+		return errStopping
+	}
+	if err := d.checkRegionLimitsLocked(s.pid); err != nil {
+		return err
+	}
+	for _, r := range d.regions {
+		if r.overlaps(s.pid, s.addr, s.length) {
+			return &reqError{http.StatusConflict,
+				fmt.Sprintf("pid %d range %#x-%#x overlaps region %d", s.pid, s.addr, s.addr+s.length, r.id)}
+		}
+	}
+	return nil
+}
+
+// reserveID checks s (admitLocked) and returns a new region ID.
+func (d *Daemon) reserveID(s *regionSpec) (uint64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.admitLocked(s); err != nil {
+		return 0, err
+	}
+	d.nextID++
+	return d.nextID, nil
+}
+
+// buildRegion builds region id of s on proc: its blocks, their tiers (as
+// read at registration) and metadata, but for the tenant's number, which
+// trackStepLocked sets. It touches nothing of the daemon's.
+func buildRegion(id uint64, s *regionSpec, proc *numa.Process) (*region, error) {
+	r := newRegion(id, proc, s.addr, s.length, s.blockSz)
+	if s.fast != nil {
+		copy(r.fast, s.fast)
+	}
+	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
+	if err := r.checkRanges("pinned", s.pinned); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	r.pinned = append([]api.Range(nil), s.pinned...)
+	r.owner, r.uid = s.owner, s.uid
+	r.tenant = s.tenant
+	for i := range r.blocks {
+		r.blocks[i].Meta = r.meta(i, r.class)
+	}
+	return r, nil
+}
+
+// insertLocked counts r's tenant and puts r in d.regions, adding, none of
+// its blocks tracked.
+func (d *Daemon) insertLocked(r *region) error {
+	idx, err := d.acquireTenant(r.tenant)
+	if err != nil {
+		return err
+	}
+	r.tenantIdx = idx
+	r.adding, r.tracked = true, 0
+	d.regions[r.id] = r
+	return nil
+}
+
+// trackStepLocked hands blocks of r to the planner from r.tracked on,
+// for about trackStep at most.
+func (d *Daemon) trackStepLocked(r *region) error {
+	deadline := time.Now().Add(trackStep)
+	now := d.now()
+	for r.tracked < len(r.blocks) {
+		i := r.tracked
+		r.blocks[i].Meta.Tenant = r.tenantIdx
+		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
+			return fmt.Errorf("tracking block %d of region %d: %w", i, r.id, err)
+		}
+		r.tracked++
+		if r.tracked%trackCheck == 0 && time.Now().After(deadline) {
+			break
+		}
+	}
+	return nil
+}
+
+// trackSteps tracks the blocks of r, inserted adding, in steps, releasing
+// d.mu between them. It returns with d.mu held when every block is
+// tracked, and without it on error: r was dropped meanwhile (its process
+// exited, the daemon stops), or the planner refused a block (r is then
+// dropped).
+func (d *Daemon) trackSteps(r *region) error {
+	for {
+		d.mu.Lock()
+		if d.regions[r.id] != r {
+			d.mu.Unlock()
+			if d.isClosed() {
+				return errStopping
+			}
+			return procError(r.pid(), fmt.Errorf("registering region %d: %w", r.id, numa.ErrProcessGone))
+		}
+		if err := d.trackStepLocked(r); err != nil {
+			d.dropRegionLocked(r, "")
+			d.mu.Unlock()
+			return err
+		}
+		if r.tracked == len(r.blocks) {
+			return nil
+		}
+		d.mu.Unlock()
+		runtime.Gosched() // let the waiters on d.mu have it
+	}
+}
+
+// isClosed reports whether the daemon stops.
+func (d *Daemon) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// publishLocked ends the registration of r, every block tracked: the
+// samplers watch it, the API shows it, the event stream and the state
+// file have it. It returns the region's view.
+func (d *Daemon) publishLocked(r *region) (api.Region, error) {
+	r.adding = false
+	d.owners.set(r.id, r.owner)
+	if err := d.watch(r); err != nil {
+		d.dropRegionLocked(r, "")
+		d.owners.remove(r.id)
+		return api.Region{}, err
+	}
+	d.metrics.regions.Set(float64(len(d.regions)))
+	d.log.Named("registry").Info("region registered", "region", r.id, "pid", r.pid(), "tenant", r.tenant,
+		"blocks", len(r.blocks), "source", r.source)
+	d.events.publish(api.Event{Type: api.EventRegionRegistered, Region: r.id, PID: r.pid(), Tenant: r.tenant,
+		Blocks: len(r.blocks), Bytes: int64(r.length), Reason: r.source})
+	d.saveStateLocked()
+	return r.view(), nil
+}
+
+// trackLocked builds the region of s on proc and tracks every block in
+// one hold of the lock (tests and benchmarks; the API registers in steps,
+// addRegionAs). No limit applies. On error nothing is tracked and proc is
+// left open.
+func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) {
+	d.nextID++
+	r, err := buildRegion(d.nextID, &s, proc)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.insertLocked(r); err != nil {
+		return nil, err
+	}
+	for r.tracked < len(r.blocks) {
+		if err := d.trackStepLocked(r); err != nil {
+			d.untrack(r, r.tracked)
+			delete(d.regions, r.id)
+			d.releaseTenant(r.tenant)
+			return nil, err
+		}
+	}
+	r.adding = false
+	d.owners.set(r.id, r.owner)
+	return r, nil
+}
