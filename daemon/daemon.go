@@ -93,6 +93,7 @@ type Daemon struct {
 	restoring  bool // restoreState runs: no saving until it is done
 
 	saver stateWriter // writes the registrations file; not guarded by mu
+	beat  heartbeat   // the epoch loop's, for the watchdog; not guarded by mu
 }
 
 // New builds a daemon from cfg: it reads the topology, checks the kernel's
@@ -197,10 +198,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); d.loop(ctx) }()
 	go func() { defer wg.Done(); d.scanLoop(ctx) }()
 	go func() { defer wg.Done(); d.saveLoop(ctx) }()
+	go func() { defer wg.Done(); d.watchdog(ctx, WatchdogInterval()) }()
 	// Announce before closing ready: whoever waits on Ready finds the
 	// "ready" line and what the daemon does on this host logged, and
 	// READY=1 sent to systemd.

@@ -17,27 +17,24 @@ import (
 // accessed again within it is a regret event.
 const regretEpochs = 32
 
-// loop runs an epoch every cfg.Epoch until ctx is done, and pets the
-// systemd watchdog.
+// loop runs an epoch every cfg.Epoch until ctx is done, and tells the
+// watchdog (watchdog.go) when an epoch runs.
 func (d *Daemon) loop(ctx context.Context) {
-	timer := time.NewTimer(d.Config().Epoch)
+	epoch := d.Config().Epoch
+	timer := time.NewTimer(epoch)
 	defer timer.Stop()
-	var watchdog <-chan time.Time
-	if iv := WatchdogInterval(); iv > 0 {
-		t := time.NewTicker(iv)
-		defer t.Stop()
-		watchdog = t.C
-	}
+	d.beat.idle(epoch)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-watchdog:
-			_ = d.opts.Notifier.Notify("WATCHDOG=1")
 		case <-timer.C:
 			start := time.Now()
+			d.beat.busy(start)
 			d.runEpoch(ctx)
-			timer.Reset(untilNext(time.Since(start), d.Config().Epoch))
+			epoch = d.Config().Epoch
+			timer.Reset(untilNext(time.Since(start), epoch))
+			d.beat.idle(epoch)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func TestUnitDirectives(t *testing.T) {
 		}
 	}
 	if u.last("Service", "WatchdogSec") == "" {
-		t.Error("no WatchdogSec: the daemon pings the watchdog from its epoch loop")
+		t.Error("no WatchdogSec: the daemon pings the watchdog while its epoch loop is alive")
 	}
 	if got := strings.Join(u.words("Service", "RestrictAddressFamilies"), " "); got != "AF_UNIX AF_INET AF_INET6" {
 		t.Errorf("RestrictAddressFamilies = %q", got)
