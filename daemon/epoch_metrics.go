@@ -107,15 +107,15 @@ func (d *Daemon) tierGauges() {
 			t = &tb{}
 			per[r.tenant] = t
 		}
-		for i := range r.blocks {
-			if r.fast[i] {
-				t.fast += int64(r.blockLen(i))
-				fastBlocks++
-			} else {
-				t.slow += int64(r.blockLen(i))
-				slowBlocks++
+		fast, slow, n := r.tierBytes()
+		t.fast += int64(fast)
+		t.slow += int64(slow)
+		fastBlocks += n
+		slowBlocks += len(r.blocks) - n
+		if r.accesses > 0 { // else every block's heat is 0
+			for i := range r.heat {
+				r.heat[i] *= decay
 			}
-			r.heat[i] *= decay
 		}
 	}
 	// Drop only the series of tenants gone: a Reset would leave a scrape
