@@ -14,10 +14,22 @@ import (
 // caller is who sent an API request: the peer of the unix socket
 // connection, as the kernel recorded it (SO_PEERCRED). uid and pid are in
 // the daemon's user and PID namespaces.
+//
+// pid names the caller's process only while that process lives: once it
+// exits, the PID may name another. Where the kernel has SO_PEERPIDFD
+// (Linux 6.5), a request whose checks read /proc/pid takes a handle on
+// the connecting process itself (withPeer), and a read counts as the
+// caller's only if the handle still reports it alive after it (alive).
+// Without SO_PEERPIDFD, pid is trusted as SO_PEERCRED gave it.
 type caller struct {
 	pid int
 	uid uint32
 	gid uint32
+	// peer is the caller's process from SO_PEERPIDFD (withPeer); nil
+	// without it. peerErr is why a kernel with SO_PEERPIDFD gave none: the
+	// caller exited, or the daemon is out of file descriptors.
+	peer    *numa.Process
+	peerErr error
 }
 
 // root reports whether the caller is uid 0, who may do everything.
@@ -31,13 +43,17 @@ var (
 	errNoCred = errors.New("the connection carries no peer credentials")
 )
 
-type credKey struct{}
+type (
+	credKey struct{}
+	connKey struct{}
+)
 
 // connContext records the peer credentials of each API connection in its
 // context (http.Server.ConnContext). A connection whose credentials cannot
 // be read gets an error in their place, and every request on it is
 // refused.
 func connContext(ctx context.Context, conn net.Conn) context.Context {
+	ctx = context.WithValue(ctx, connKey{}, conn)
 	cred, err := numa.PeerCred(conn)
 	if err != nil {
 		return context.WithValue(ctx, credKey{}, err)
@@ -61,6 +77,47 @@ func callerOf(r *http.Request) (caller, error) {
 	return caller{}, &reqError{http.StatusForbidden, errNoCred.Error()}
 }
 
+// withPeer returns c with a handle on its process taken from r's
+// connection (SO_PEERPIDFD), for the checks that read /proc/c.pid (alive);
+// release closes it once the request is done. Root needs none (it may do
+// everything), nor does a kernel without SO_PEERPIDFD (before Linux 6.5),
+// where c is returned as it is.
+func withPeer(r *http.Request, c caller) (_ caller, release func()) {
+	conn, _ := r.Context().Value(connKey{}).(net.Conn)
+	if c.root() || conn == nil {
+		return c, func() {}
+	}
+	p, err := numa.PeerProcess(conn)
+	switch {
+	case err == nil && p.PID() != c.pid:
+		p.Close()
+		c.peerErr = fmt.Errorf("SO_PEERPIDFD names pid %d, SO_PEERCRED pid %d", p.PID(), c.pid)
+	case err == nil:
+		c.peer = p
+		return c, func() { p.Close() }
+	case errors.Is(err, numa.ErrNotSupported):
+	default:
+		c.peerErr = err
+	}
+	return c, func() {}
+}
+
+// alive returns nil if c.pid still names the caller's process: its
+// handle (withPeer) reports it alive, or there is no handle to ask (a
+// kernel without SO_PEERPIDFD, or the daemon itself). A read of
+// /proc/c.pid, or a handle opened on c.pid, before alive returned nil was
+// of the caller. Otherwise it is forbidden(pid), or a 503 when the daemon
+// could not take the handle for want of file descriptors.
+func (c caller) alive(pid int) error {
+	switch {
+	case c.peerErr != nil && numa.OutOfFiles(c.peerErr):
+		return outOfFiles(c.pid, c.peerErr)
+	case c.peerErr != nil, c.peer != nil && c.peer.Exited():
+		return forbidden(pid)
+	}
+	return nil
+}
+
 // authorizer decides whether a caller may act on a process, by the
 // kernel's ptrace access rules. creds reads a process's credentials
 // (numa.ReadProcCreds in the daemon; injected in tests), self is the
@@ -79,12 +136,16 @@ func forbidden(pid int) error {
 }
 
 // mayAct returns nil if c may act on process pid: c is root, or c is that
-// process, or c could ptrace it. A process that does not exist is a 404
+// process (still alive, caller.alive: call mayAct after opening the
+// process's handle), or c could ptrace it. A process that does not exist is a 404
 // (kill(2) says as much to anyone); a daemon out of file descriptors is a
 // 503 (outOfFiles); every other refusal is forbidden(pid).
 func (a authorizer) mayAct(c caller, pid int) error {
-	if c.root() || c.pid == pid {
+	if c.root() {
 		return nil
+	}
+	if c.pid == pid {
+		return c.alive(pid)
 	}
 	t, err := a.creds(pid)
 	if errors.Is(err, numa.ErrProcessGone) {
@@ -120,10 +181,11 @@ func sameOwner(c caller, t numa.ProcCreds) bool {
 // hasPtraceCap reports whether the caller has CAP_SYS_PTRACE in its
 // effective set, in the daemon's user namespace (a capability held in a
 // user namespace of its own, a rootless container's, counts for nothing
-// here). The caller's process must still have the uid it connected with.
+// here). The caller's process must still have the uid it connected with,
+// and still be the caller's after the read (caller.alive).
 func (a authorizer) hasPtraceCap(c caller) bool {
 	pc, err := a.creds(c.pid)
-	if err != nil || pc.UIDs[1] != c.uid || !pc.HasCap(numa.CapSysPtrace) {
+	if err != nil || c.alive(c.pid) != nil || pc.UIDs[1] != c.uid || !pc.HasCap(numa.CapSysPtrace) {
 		return false
 	}
 	self, err := a.self()
@@ -157,8 +219,8 @@ func (d *Daemon) registerPID(c caller, pid int) (int, error) {
 		return pid, nil
 	}
 	pc, err := d.auth.creds(c.pid)
-	if err != nil {
-		return pid, nil // the caller is gone: mayAct decides
+	if err != nil || c.alive(c.pid) != nil {
+		return pid, nil // the caller is gone, or not known to be the one read: mayAct decides
 	}
 	self, err := d.auth.self()
 	if err == nil && pc.PIDNS != "" && self.PIDNS != "" && pc.PIDNS != self.PIDNS {

@@ -137,6 +137,8 @@ func (d *Daemon) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	c, release := withPeer(r, c)
+	defer release()
 	if req.PID, err = d.registerPID(c, req.PID); err != nil {
 		writeError(w, err)
 		return

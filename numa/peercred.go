@@ -52,6 +52,63 @@ func PeerCred(conn net.Conn) (Cred, error) {
 	return Cred{PID: int(uc.Pid), UID: uc.Uid, GID: uc.Gid}, nil
 }
 
+// PeerProcess returns a handle on the process at the other end of conn, a
+// unix socket connection, from SO_PEERPIDFD (Linux 6.5 and later): the
+// process that connected, by the PID PeerCred reports. Unlike a handle
+// opened by PID, it names that process even after its PID is reused, so
+// a read of /proc/PID done while the handle reports the process alive
+// (Exited false after the read) was a read of the peer. Errors wrap
+// ErrNotSupported where the kernel lacks SO_PEERPIDFD (PeerCred alone is
+// what there is), ErrProcessGone when the peer has exited, ErrNoFiles
+// when out of file descriptors, and ErrNoPeerCred when the socket records
+// no peer.
+func PeerProcess(conn net.Conn) (*Process, error) {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("%T: %w", conn, ErrNoPeerCred)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return nil, fmt.Errorf("peer pidfd: %w", err)
+	}
+	var uc *unix.Ucred
+	pidfd := -1
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		if uc, serr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); serr != nil {
+			serr = fmt.Errorf("getsockopt SO_PEERCRED: %v: %w", serr, ErrNoPeerCred)
+			return
+		}
+		if pidfd, serr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PEERPIDFD); serr != nil {
+			serr = fmt.Errorf("getsockopt SO_PEERPIDFD: %w", decodePeerPidfdErrno(serr))
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("peer pidfd: %w", err)
+	}
+	if serr != nil {
+		return nil, serr
+	}
+	if uc.Pid <= 0 {
+		unix.Close(pidfd)
+		return nil, fmt.Errorf("the peer has no PID in this PID namespace: %w", ErrNoPeerCred)
+	}
+	return newProcess(DefaultProcRoot, int(uc.Pid), pidfd)
+}
+
+// decodePeerPidfdErrno maps the errnos of getsockopt SO_PEERPIDFD to
+// sentinels: ENOPROTOOPT before Linux 6.5, ENODATA for a socket without
+// a peer, ESRCH or EINVAL for a peer that exited (kernels that give no
+// pidfd of an exited process).
+func decodePeerPidfdErrno(err error) error {
+	switch {
+	case errors.Is(err, unix.ENOPROTOOPT):
+		return fmt.Errorf("%w (%v: SO_PEERPIDFD needs Linux 6.5)", ErrNotSupported, err)
+	case errors.Is(err, unix.ENODATA):
+		return fmt.Errorf("%w (%v)", ErrNoPeerCred, err)
+	}
+	return decodePidfdErrno(err)
+}
+
 // CapSysPtrace is the bit of CAP_SYS_PTRACE in a capability set.
 const CapSysPtrace = 19
 

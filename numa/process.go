@@ -57,6 +57,12 @@ func openProcess(procRoot string, pid int) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pidfd_open(%d): %w", pid, decodePidfdErrno(err))
 	}
+	return newProcess(procRoot, pid, fd)
+}
+
+// newProcess makes a Process of pidfd fd of process pid, reading its
+// start time; it closes fd if it fails.
+func newProcess(procRoot string, pid, fd int) (*Process, error) {
 	p := &Process{pid: pid, fd: fd, procRoot: procRoot}
 	st, err := ReadStat(procRoot, pid)
 	if err != nil {

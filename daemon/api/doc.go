@@ -32,7 +32,9 @@
 //
 // # Who may do what
 //
-// The daemon reads each caller's credentials from the socket (SO_PEERCRED).
+// The daemon reads each caller's credentials from the socket (SO_PEERCRED,
+// and on Linux 6.5 and later SO_PEERPIDFD: a caller that exited is not
+// taken for the process that now has its PID).
 // Root may do everything. Anyone else may register a process only if it is
 // that process or could ptrace it (same uid and gid, dumpable; or
 // CAP_SYS_PTRACE), and sees and changes only the regions it registered;
