@@ -42,7 +42,7 @@ type testDaemon struct {
 
 // skipUnlessRoot skips tests that need root (BPF, move_pages on another
 // process, pidfds of children are fine but samplers are not).
-func skipUnlessRoot(t *testing.T) {
+func skipUnlessRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the daemon needs root for its BPF samplers and page queries")
@@ -51,7 +51,7 @@ func skipUnlessRoot(t *testing.T) {
 
 // startDaemon runs a daemon with the given config body, a temp socket and
 // a free metrics port.
-func startDaemon(t *testing.T, src string) *testDaemon {
+func startDaemon(t testing.TB, src string) *testDaemon {
 	t.Helper()
 	skipUnlessRoot(t)
 	dir := t.TempDir()
