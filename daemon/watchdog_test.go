@@ -23,7 +23,7 @@ func TestHeartbeatStalled(t *testing.T) {
 		stuck        bool
 	}{
 		{3 * time.Second, 0, false},
-		{5 * time.Second, 0, true},               // over watchdogEpochs epochs
+		{5 * time.Second, 0, true},                 // over watchdogEpochs epochs
 		{5 * time.Second, 10 * time.Second, false}, // not over the floor
 		{11 * time.Second, 10 * time.Second, true},
 	} {
