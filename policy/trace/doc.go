@@ -30,8 +30,10 @@
 //   - kvtier's JSONL, one Record a line: JSONL, JSONLWriter.
 //   - CSV with a header row: CSV, CSVWriter.
 //
-// Open detects the format of a file. Errors about the input are
-// *ParseError values naming file, line, column and field, and match
+// Open detects the format of a file, and reads gzip- and zstd-compressed
+// files (told by their magic bytes, not their names) as they decompress
+// (Decompress). Errors about the input are *ParseError values naming
+// file, line (of the decompressed text), column and field, and match
 // ErrMalformed with errors.Is.
 //
 // # Statistics

@@ -34,14 +34,15 @@ func (f Format) String() string {
 	return "unknown"
 }
 
-// file is a Reader over an open file.
+// file is a Reader over an open file and its decompressor.
 type file struct {
 	Reader
-	f *os.File
+	src io.Closer // the decompressed stream
+	f   *os.File
 }
 
-// Close closes the file.
-func (f *file) Close() error { return f.f.Close() }
+// Close closes the decompressor and the file.
+func (f *file) Close() error { return errors.Join(f.src.Close(), f.f.Close()) }
 
 // OpenOptions configure Open.
 type OpenOptions struct {
@@ -51,10 +52,14 @@ type OpenOptions struct {
 	Mooncake MooncakeOptions
 }
 
-// Open opens a trace file, detecting its format: a first line that is a
-// JSON object with a hash_ids key is Mooncake, any other JSON object is
-// kvtier JSONL, and a file named *.csv or whose first line is not JSON is
-// CSV. Mooncake traces are read with the default MooncakeOptions.
+// Open opens a trace file, detecting its compression and format. A file
+// that starts with the gzip or zstd magic number is decompressed as it is
+// read, whatever its name; errors still name the file and the line and
+// column of the decompressed text. Of the text, a first line that is a
+// JSON object with a hash_ids key is Mooncake; any other JSON object is
+// kvtier JSONL; a file named *.csv (or *.csv.gz, *.csv.zst) or whose first
+// line is not JSON is CSV. Mooncake traces are read with the default
+// MooncakeOptions.
 func Open(path string) (Closer, error) { return OpenWith(path, OpenOptions{}) }
 
 // OpenWith opens a trace file with options.
@@ -69,30 +74,45 @@ func OpenWith(path string, opt OpenOptions) (Closer, error) {
 		}
 		return nil, fmt.Errorf("opening trace %s: %w", path, err)
 	}
+	r, src, err := openStream(f, path, opt)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("opening trace %s: %w", path, err)
+	}
+	return &file{Reader: r, src: src, f: f}, nil
+}
+
+// openStream detects rs's format unless opt gives it, rewinds rs and
+// returns a reader of its decompressed records and the decompressor.
+func openStream(rs io.ReadSeeker, name string, opt OpenOptions) (Reader, io.Closer, error) {
 	format := opt.Format
 	if format == FormatUnknown {
-		format, err = Detect(f, path)
+		var err error
+		format, err = Detect(rs, name)
 		if err == nil {
-			_, err = f.Seek(0, io.SeekStart)
+			_, err = rs.Seek(0, io.SeekStart)
 		}
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("opening trace %s: %w", path, err)
+			return nil, nil, err
 		}
+	}
+	src, _, err := Decompress(rs)
+	if err != nil {
+		return nil, nil, err
 	}
 	var r Reader
 	switch format {
 	case FormatJSONL:
-		r = NewJSONL(f, path)
+		r = NewJSONL(src, name)
 	case FormatMooncake:
-		r = NewMooncake(f, path, opt.Mooncake)
+		r = NewMooncake(src, name, opt.Mooncake)
 	case FormatCSV:
-		r = NewCSV(f, path)
+		r = NewCSV(src, name)
 	default:
-		f.Close()
-		return nil, fmt.Errorf("opening trace %s: %w %d", path, ErrUnknownFormat, format)
+		src.Close()
+		return nil, nil, fmt.Errorf("%w %d", ErrUnknownFormat, format)
 	}
-	return &file{Reader: r, f: f}, nil
+	return r, src, nil
 }
 
 // OpenMooncake opens a Mooncake JSONL trace file.
@@ -100,25 +120,21 @@ func OpenMooncake(path string, opt MooncakeOptions) (Closer, error) {
 	return OpenWith(path, OpenOptions{Format: FormatMooncake, Mooncake: opt})
 }
 
-// Detect reads the start of r and tells its format (see Open). name's
-// extension breaks ties: an empty *.jsonl file is kvtier JSONL, an empty
-// *.csv file is CSV; any other empty file is ErrUnknownFormat.
+// Detect reads the start of r, decompressing it if it is gzip or zstd,
+// and tells its format (see Open). name's extension, less a .gz or .zst,
+// breaks ties: an empty *.jsonl file is kvtier JSONL, an empty *.csv file
+// is CSV; any other empty file is ErrUnknownFormat.
 func Detect(r io.Reader, name string) (Format, error) {
-	ext := strings.ToLower(filepath.Ext(name))
-	br := bufio.NewReader(r)
-	var first []byte
-	for len(bytes.TrimSpace(first)) == 0 {
-		line, err := br.ReadSlice('\n')
-		first = append(first[:0], line...)
-		for err == bufio.ErrBufferFull && len(first) < maxLine {
-			line, err = br.ReadSlice('\n')
-			first = append(first, line...)
-		}
-		if err != nil {
-			break
-		}
+	zr, _, err := Decompress(r)
+	if err != nil {
+		return FormatUnknown, err
 	}
-	first = bytes.TrimSpace(first)
+	defer zr.Close()
+	ext := strings.ToLower(filepath.Ext(trimCompressedExt(name)))
+	first, err := firstLine(zr)
+	if err != nil {
+		return FormatUnknown, err
+	}
 	switch {
 	case len(first) == 0 && ext == ".jsonl":
 		return FormatJSONL, nil
@@ -129,19 +145,46 @@ func Detect(r io.Reader, name string) (Format, error) {
 	case ext == ".csv" || first[0] != '{':
 		return FormatCSV, nil
 	}
+	return detectJSON(first), nil
+}
+
+// firstLine returns the first non-blank line of r, trimmed, or nil if r
+// has none; only an error other than io.EOF is returned.
+func firstLine(r io.Reader) ([]byte, error) {
+	br := bufio.NewReader(r)
+	var first []byte
+	for len(bytes.TrimSpace(first)) == 0 {
+		line, err := br.ReadSlice('\n')
+		first = append(first[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(first) < maxLine {
+			line, err = br.ReadSlice('\n')
+			first = append(first, line...)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return bytes.TrimSpace(first), nil
+}
+
+// detectJSON tells the format of a first line that starts with '{'.
+func detectJSON(first []byte) Format {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(first, &keys); err != nil {
 		// a malformed line: let the reader report it, in the format it
 		// most likely is
 		if bytes.Contains(first, []byte(`"hash_ids"`)) {
-			return FormatMooncake, nil
+			return FormatMooncake
 		}
-		return FormatJSONL, nil
+		return FormatJSONL
 	}
 	if _, ok := keys["hash_ids"]; ok {
-		return FormatMooncake, nil
+		return FormatMooncake
 	}
-	return FormatJSONL, nil
+	return FormatJSONL
 }
 
 // ParseFormat parses a format name as printed by Format.String.
