@@ -86,11 +86,15 @@ func TestOpenCompressed(t *testing.T) {
 	if _, err := Copy(NewCSVWriter(&csvText), &sliceReader{recs: sampleRecords()}); err != nil {
 		t.Fatal(err)
 	}
+	lmb, err := os.ReadFile(lmbenchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
 	moon := []byte(`{"timestamp": 0, "input_length": 1000, "output_length": 100, "hash_ids": [7, 8]}` + "\n")
 	for _, in := range []struct {
 		name string
 		text []byte
-	}{{"a.jsonl", jsonl.Bytes()}, {"a.csv", csvText.Bytes()}, {"m.jsonl", moon}} {
+	}{{"a.jsonl", jsonl.Bytes()}, {"a.csv", csvText.Bytes()}, {"m.jsonl", moon}, {"l.jsonl", lmb}} {
 		want, err := readPath(t, writeFile(t, dir, in.name, in.text))
 		if err != nil || len(want) == 0 {
 			t.Fatalf("%s: %d records, %v", in.name, len(want), err)

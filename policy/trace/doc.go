@@ -27,6 +27,9 @@
 // # Trace files
 //
 //   - Mooncake's JSONL (kvcache-ai/Mooncake): Mooncake, OpenMooncake.
+//   - LMBench's trace-replayer JSONL (LMCache/LMBench): NewLMBench, the
+//     Mooncake format with timestamps in nanoseconds (JSON strings), lines
+//     in any order and any number of hash ids.
 //   - kvtier's JSONL, one Record a line: JSONL, JSONLWriter.
 //   - CSV with a header row: CSV, CSVWriter.
 //

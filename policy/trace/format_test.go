@@ -179,7 +179,7 @@ func TestOpenDetectsFormat(t *testing.T) {
 }
 
 func TestParseFormatAndNewWriter(t *testing.T) {
-	for _, f := range []Format{FormatJSONL, FormatMooncake, FormatCSV} {
+	for _, f := range []Format{FormatJSONL, FormatMooncake, FormatCSV, FormatLMBench} {
 		if got, err := ParseFormat(f.String()); got != f || err != nil {
 			t.Errorf("ParseFormat(%q) = %v, %v", f.String(), got, err)
 		}
@@ -192,7 +192,9 @@ func TestParseFormatAndNewWriter(t *testing.T) {
 			t.Errorf("NewWriter(%v): %v", f, err)
 		}
 	}
-	if _, err := NewWriter(&bytes.Buffer{}, FormatMooncake); !errors.Is(err, ErrUnknownFormat) {
-		t.Errorf("NewWriter(mooncake) error %v, want ErrUnknownFormat", err)
+	for _, f := range []Format{FormatMooncake, FormatLMBench} {
+		if _, err := NewWriter(&bytes.Buffer{}, f); !errors.Is(err, ErrUnknownFormat) {
+			t.Errorf("NewWriter(%v) error %v, want ErrUnknownFormat", f, err)
+		}
 	}
 }

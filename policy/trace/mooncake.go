@@ -41,13 +41,13 @@ const (
 	// access, the unit of the synthetic workloads and of policy horizons.
 	TimeStep TimeMode = iota
 	// TimeStamp uses the trace's timestamp converted to nanoseconds
-	// (Mooncake: milliseconds x 1e6); every block of a request shares its
-	// request's time.
+	// (Mooncake: milliseconds x 1e6; LMBench: nanoseconds as they are);
+	// every block of a request shares its request's time.
 	TimeStamp
 )
 
-// MooncakeOptions configure a Mooncake reader. The zero value is the
-// documented default.
+// MooncakeOptions configure a Mooncake or LMBench reader. The zero value is
+// the documented default.
 type MooncakeOptions struct {
 	// BlockTokens is the tokens per block of the trace's hash ids;
 	// 0 means 512, the Mooncake traces' block size.
@@ -73,6 +73,7 @@ type MooncakeOptions struct {
 type mooncakeReq struct {
 	ts, in, out                  int64
 	hasTS, hasIn, hasOut, hasIDs bool
+	tsStr                        bool // the timestamp was a JSON string of digits
 	ids                          []uint64
 }
 
@@ -88,11 +89,14 @@ func (m *Mooncake) parseJSON(line []byte) error {
 	r := &m.req
 	*r = mooncakeReq{ids: append(r.ids[:0], raw.HashIDs...)}
 	r.hasIDs = raw.HashIDs != nil || bytes.Contains(line, []byte(`"hash_ids"`))
+	if err := r.setTimestamp(raw.Timestamp); err != nil {
+		return m.lines.errorf(valueCol(line, "timestamp"), "timestamp", "%v", err)
+	}
 	for _, f := range []struct {
 		p   *int64
 		v   *int64
 		has *bool
-	}{{raw.Timestamp, &r.ts, &r.hasTS}, {raw.InputLength, &r.in, &r.hasIn}, {raw.OutputLength, &r.out, &r.hasOut}} {
+	}{{raw.InputLength, &r.in, &r.hasIn}, {raw.OutputLength, &r.out, &r.hasOut}} {
 		if f.p != nil {
 			*f.v, *f.has = *f.p, true
 		}
@@ -101,12 +105,13 @@ func (m *Mooncake) parseJSON(line []byte) error {
 }
 
 // mooncakeLine is encoding/json's view of a request. Pointers tell a
-// missing field from a zero one.
+// missing field from a zero one; the timestamp may be a number or a string
+// (setTimestamp).
 type mooncakeLine struct {
-	Timestamp    *int64   `json:"timestamp"`
-	InputLength  *int64   `json:"input_length"`
-	OutputLength *int64   `json:"output_length"`
-	HashIDs      []uint64 `json:"hash_ids"`
+	Timestamp    json.RawMessage `json:"timestamp"`
+	InputLength  *int64          `json:"input_length"`
+	OutputLength *int64          `json:"output_length"`
+	HashIDs      []uint64        `json:"hash_ids"`
 }
 
 // Mooncake reads a Mooncake JSONL trace (kvcache-ai/Mooncake, FAST'25),
@@ -117,8 +122,10 @@ type mooncakeLine struct {
 // Request i (0-based, in file order) becomes, in order: one read of each of
 // its hash_ids (Pos = index in hash_ids; equal ids are the same
 // shared-prefix block), then unless NoDecode one write of each of the
-// ceil((input_length+output_length)/BlockTokens) - len(hash_ids) blocks its
-// decode appends (Pos continuing after the prompt, keys DecodeBlockBit|n
+// ceil((input_length+output_length)/BlockTokens) -
+// ceil(input_length/BlockTokens) blocks its decode appends beyond the
+// prompt's len(hash_ids) = ceil(input_length/BlockTokens) (Pos continuing
+// after the prompt, keys DecodeBlockBit|n
 // for the n-th decode block of the trace, never seen again), then with
 // FreeDecode an OpFree of each of those. Meta: Seq = i, MaxLen = the
 // request's total blocks, SeqLen = len(hash_ids) for prompt blocks and
@@ -127,16 +134,19 @@ type mooncakeLine struct {
 // in the request under TimeStep (0, unknown, under TimeStamp), Priority
 // normal, Size = BlockTokens x KVBytesPerToken.
 //
-// Unknown keys are ignored. Memory is constant but for one reference
-// counter per distinct prompt block (none with NoRefCount) and the
-// longest line.
+// Timestamps are integer milliseconds, non-decreasing. Unknown keys are
+// ignored. Memory is constant but for one reference counter per distinct
+// prompt block (none with NoRefCount) and the longest line. NewLMBench
+// reads LMBench's variant of the format with the same type.
 type Mooncake struct {
-	lines *lineReader
-	opt   MooncakeOptions
-	refs  refCounts
-	req   mooncakeReq
-	raw   mooncakeLine // the encoding/json fallback's target
-	size  int64
+	lines  *lineReader
+	opt    MooncakeOptions
+	refs   refCounts
+	req    mooncakeReq
+	raw    mooncakeLine // the encoding/json fallback's target
+	size   int64
+	lmb    *lmbenchQueue // LMBench: the requests in time order; nil for Mooncake
+	tsUnit int64         // nanoseconds a timestamp unit: 1e6 (ms), LMBench 1
 
 	// the request being emitted
 	seq      int64 // index of the current request; -1 before the first
@@ -163,7 +173,7 @@ func NewMooncake(r io.Reader, name string, opt MooncakeOptions) *Mooncake {
 		opt.KVBytesPerToken = KVBytesLlama2_70B
 	}
 	m := &Mooncake{lines: newLineReader(r, name), opt: opt, seq: -1, ts: -1,
-		size: int64(opt.BlockTokens) * opt.KVBytesPerToken}
+		size: int64(opt.BlockTokens) * opt.KVBytesPerToken, tsUnit: 1_000_000}
 	m.refs.sparse = map[uint64]int32{}
 	return m
 }
@@ -240,13 +250,40 @@ func (m *Mooncake) emit() (Record, bool) {
 
 func (m *Mooncake) time(step int64) int64 {
 	if m.opt.Time == TimeStamp {
-		return m.ts * 1e6
+		return m.ts * m.tsUnit
 	}
 	return max(step, 0)
 }
 
-// readRequest parses the next line into the current request.
+// readRequest makes the next request of the trace the current one.
 func (m *Mooncake) readRequest() error {
+	var err error
+	if m.lmb != nil {
+		err = m.nextSorted()
+	} else {
+		err = m.nextLine()
+	}
+	if err != nil {
+		return err
+	}
+	m.seq++
+	m.ts = m.req.ts
+	m.prompt = len(m.req.ids)
+	// the blocks the output adds to input_length tokens in blocks of
+	// BlockTokens, whatever the count of hash ids (LMBench's need not be
+	// one per BlockTokens tokens)
+	in, out, bt := m.req.in, m.req.out, int64(m.opt.BlockTokens)
+	m.total = m.prompt + int((in+out+bt-1)/bt-(in+bt-1)/bt)
+	m.next, m.freeNext = 0, 0
+	if !m.opt.NoDecode {
+		m.decode0 = DecodeBlockBit | m.decodeCtr
+		m.decodeCtr += uint64(m.total - m.prompt)
+	}
+	return nil
+}
+
+// nextLine parses the next line into m.req and checks it.
+func (m *Mooncake) nextLine() error {
 	line, err := m.lines.next()
 	if err != nil {
 		return err
@@ -256,21 +293,7 @@ func (m *Mooncake) readRequest() error {
 			return err
 		}
 	}
-	if err := m.check(line); err != nil {
-		return err
-	}
-	m.seq++
-	m.ts = m.req.ts
-	m.prompt = len(m.req.ids)
-	in, out := m.req.in, m.req.out
-	m.total = int((in + out + int64(m.opt.BlockTokens) - 1) / int64(m.opt.BlockTokens))
-	m.total = max(m.total, m.prompt)
-	m.next, m.freeNext = 0, 0
-	if !m.opt.NoDecode {
-		m.decode0 = DecodeBlockBit | m.decodeCtr
-		m.decodeCtr += uint64(m.total - m.prompt)
-	}
-	return nil
+	return m.check(line)
 }
 
 // check validates a parsed request against the format's invariants.
@@ -279,13 +302,10 @@ func (m *Mooncake) check(line []byte) error {
 		return m.lines.errorf(keyCol(line, field), field, format, a...)
 	}
 	r := &m.req
+	if err := m.checkTime(line); err != nil {
+		return err
+	}
 	switch {
-	case !r.hasTS:
-		return bad("timestamp", "missing")
-	case r.ts < 0 || r.ts > math.MaxInt64/1_000_000:
-		return bad("timestamp", "%d out of range", r.ts)
-	case r.ts < m.ts:
-		return bad("timestamp", "%d goes back in time (previous request at %d)", r.ts, m.ts)
 	case !r.hasIn:
 		return bad("input_length", "missing")
 	case r.in < 0 || r.in > math.MaxInt32:
@@ -298,7 +318,7 @@ func (m *Mooncake) check(line []byte) error {
 		return bad("hash_ids", "missing")
 	}
 	bt := int64(m.opt.BlockTokens)
-	if want := (r.in + bt - 1) / bt; int64(len(r.ids)) != want {
+	if want := (r.in + bt - 1) / bt; int64(len(r.ids)) != want && m.lmb == nil {
 		return bad("hash_ids", "%d ids, want ceil(input_length/%d) = %d", len(r.ids), bt, want)
 	}
 	for i, id := range r.ids {

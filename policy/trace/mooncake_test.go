@@ -117,7 +117,16 @@ func TestMooncakeErrors(t *testing.T) {
 		{`{"timestamp": 4, "input_length": 10, "output_length": 1, "hash_ids": [9223372036854775808]}`,
 			`field hash_ids: id 9223372036854775808 (index 0) at or above 2^63`},
 		{`{"timestamp": "4", "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
-			`t.jsonl:3:17: field timestamp: cannot use JSON string as int64`},
+			`t.jsonl:3:2: field timestamp: "4" is a string: Mooncake's timestamps are integer milliseconds; ` +
+				`a trace whose timestamps are strings of nanoseconds is LMBench's (format lmbench)`},
+		{`{"timestamp": "4x", "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
+			`t.jsonl:3:15: field timestamp: "4x": want an integer count of nanoseconds below 2^63`},
+		{`{"timestamp": 4.5, "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
+			`t.jsonl:3:15: field timestamp: cannot use JSON number 4.5 as int64`},
+		{`{"timestamp": [4], "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
+			`t.jsonl:3:15: field timestamp: cannot use JSON array as int64`},
+		{`{"timestamp": null, "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
+			`t.jsonl:3:2: field timestamp: missing`},
 		{`{"timestamp": 4, "input_length": 10,`, `t.jsonl:3:`},
 		{`{"timestamp": 4, "input_length": 10, "output_length": 1, "hash_ids": [1]} x`, `t.jsonl:3:`},
 	}

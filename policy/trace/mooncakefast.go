@@ -25,7 +25,7 @@ func parseMooncakeFast(line []byte, req *mooncakeReq) bool {
 			if req.hasTS {
 				return false
 			}
-			req.ts, req.hasTS = p.uint()
+			req.ts, req.tsStr, req.hasTS = p.timestamp()
 		case "input_length":
 			if req.hasIn {
 				return false
@@ -107,6 +107,26 @@ func (p *fastParser) key() (string, bool) {
 	k := p.b[start:p.i]
 	p.i++
 	return string(k), p.byte(':')
+}
+
+// timestamp reads a non-negative integer below 2^63, or one in a JSON
+// string (LMBench's nanoseconds): "123" with nothing else between the
+// quotes. It returns the value, whether it was a string, and ok.
+func (p *fastParser) timestamp() (int64, bool, bool) {
+	if p.peek() != '"' {
+		v, ok := p.uint()
+		return v, false, ok
+	}
+	p.i++
+	if p.i == len(p.b) || p.b[p.i] < '0' || p.b[p.i] > '9' {
+		return 0, true, false
+	}
+	v, ok := p.uint()
+	if !ok || p.i == len(p.b) || p.b[p.i] != '"' {
+		return 0, true, false
+	}
+	p.i++
+	return v, true, true
 }
 
 // uint reads a non-negative integer below 2^63 in JSON's syntax (no

@@ -22,11 +22,12 @@ const (
 	FormatJSONL           // kvtier's JSONL (JSONL, JSONLWriter)
 	FormatMooncake        // Mooncake's JSONL (Mooncake)
 	FormatCSV             // kvtier's CSV (CSV, CSVWriter)
+	FormatLMBench         // LMBench's trace-replayer JSONL (NewLMBench)
 )
 
-var formatNames = [...]string{"unknown", "jsonl", "mooncake", "csv"}
+var formatNames = [...]string{"unknown", "jsonl", "mooncake", "csv", "lmbench"}
 
-// String returns the format's name: jsonl, mooncake or csv.
+// String returns the format's name: jsonl, mooncake, csv or lmbench.
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
@@ -48,7 +49,7 @@ func (f *file) Close() error { return errors.Join(f.src.Close(), f.f.Close()) }
 type OpenOptions struct {
 	// Format forces a format instead of detecting it.
 	Format Format
-	// Mooncake configures the reader of Mooncake traces.
+	// Mooncake configures the reader of Mooncake and LMBench traces.
 	Mooncake MooncakeOptions
 }
 
@@ -56,9 +57,10 @@ type OpenOptions struct {
 // that starts with the gzip or zstd magic number is decompressed as it is
 // read, whatever its name; errors still name the file and the line and
 // column of the decompressed text. Of the text, a first line that is a
-// JSON object with a hash_ids key is Mooncake; any other JSON object is
-// kvtier JSONL; a file named *.csv (or *.csv.gz, *.csv.zst) or whose first
-// line is not JSON is CSV. Mooncake traces are read with the default
+// JSON object with a hash_ids key is Mooncake, or LMBench if its
+// timestamp is a JSON string; any other JSON object is kvtier JSONL; a
+// file named *.csv (or *.csv.gz, *.csv.zst) or whose first line is not
+// JSON is CSV. Mooncake and LMBench traces are read with the default
 // MooncakeOptions.
 func Open(path string) (Closer, error) { return OpenWith(path, OpenOptions{}) }
 
@@ -106,6 +108,8 @@ func openStream(rs io.ReadSeeker, name string, opt OpenOptions) (Reader, io.Clos
 		r = NewJSONL(src, name)
 	case FormatMooncake:
 		r = NewMooncake(src, name, opt.Mooncake)
+	case FormatLMBench:
+		r = NewLMBench(src, name, opt.Mooncake)
 	case FormatCSV:
 		r = NewCSV(src, name)
 	default:
@@ -176,15 +180,21 @@ func detectJSON(first []byte) Format {
 	if err := json.Unmarshal(first, &keys); err != nil {
 		// a malformed line: let the reader report it, in the format it
 		// most likely is
-		if bytes.Contains(first, []byte(`"hash_ids"`)) {
-			return FormatMooncake
+		switch {
+		case !bytes.Contains(first, []byte(`"hash_ids"`)):
+			return FormatJSONL
+		case stringTimestamp(first):
+			return FormatLMBench
 		}
-		return FormatJSONL
-	}
-	if _, ok := keys["hash_ids"]; ok {
 		return FormatMooncake
 	}
-	return FormatJSONL
+	if _, ok := keys["hash_ids"]; !ok {
+		return FormatJSONL
+	}
+	if ts := keys["timestamp"]; len(ts) > 0 && ts[0] == '"' {
+		return FormatLMBench
+	}
+	return FormatMooncake
 }
 
 // ParseFormat parses a format name as printed by Format.String.
@@ -194,11 +204,11 @@ func ParseFormat(s string) (Format, error) {
 			return Format(i), nil
 		}
 	}
-	return FormatUnknown, fmt.Errorf("%w %q (want jsonl, mooncake or csv)", ErrUnknownFormat, s)
+	return FormatUnknown, fmt.Errorf("%w %q (want jsonl, mooncake, lmbench or csv)", ErrUnknownFormat, s)
 }
 
 // NewWriter returns a writer of format f (FormatJSONL or FormatCSV; kvtier
-// does not write Mooncake traces) to w.
+// does not write Mooncake or LMBench traces) to w.
 func NewWriter(w io.Writer, f Format) (Writer, error) {
 	switch f {
 	case FormatJSONL:
