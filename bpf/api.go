@@ -8,9 +8,11 @@ import (
 )
 
 // MaxRegionsPerProcess is how many regions one process (tgid) may have on
-// the watch list at once. The BPF programs scan a process's regions
-// linearly, so the bound keeps that scan short and verifiable.
-const MaxRegionsPerProcess = 32
+// the watch list at once (MAX_REGIONS in c/kvtier.h). The BPF programs keep
+// a process's regions sorted by address and find the region of an access
+// by a binary search of at most 13 steps, which the bound keeps
+// verifiable. Options.MaxWatched bounds the regions of all processes.
+const MaxRegionsPerProcess = 4096
 
 // Region is one address range of one process to sample, cut into blocks of
 // BlockSize bytes. Block i covers [Start+i*BlockSize, Start+(i+1)*BlockSize).
@@ -122,6 +124,12 @@ type Options struct {
 	// MaxProcesses bounds the distinct processes on the watch list.
 	// Default 256.
 	MaxProcesses uint32
+	// MaxWatched bounds the regions on the watch list, all processes
+	// together (each at most MaxRegionsPerProcess). The kernel holds
+	// them in chunks of 128 regions (4 KiB) allocated when the sampler
+	// opens: MaxProcesses + MaxWatched/128 + 32 chunks, 3.2 MiB with the
+	// defaults. Default 65536.
+	MaxWatched uint32
 	// SysRoot is where sysfs is mounted (PMU detection, DAMON). Default
 	// "/sys"; tests point it at fixture trees.
 	SysRoot string
@@ -211,6 +219,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxProcesses == 0 {
 		o.MaxProcesses = 256
+	}
+	if o.MaxWatched == 0 {
+		o.MaxWatched = 65536
 	}
 	if o.SysRoot == "" {
 		o.SysRoot = "/sys"

@@ -7,10 +7,12 @@
 // # Model
 //
 // A Sampler is opened by name (Open, Names). The caller puts Regions on its
-// watch list (Watch): a process (tgid), an address range and a block size.
-// The BPF program of every sampler resolves each access it sees to
-// (region, block) in the kernel, ignores accesses outside every region,
-// and adds it to a bounded hash map keyed by (region id, block index) that
+// watch list (Watch): a process (tgid), an address range and a block size
+// (any number of bytes, a power of two or not). The BPF program of every
+// sampler resolves each access it sees to (region, block) in the kernel,
+// by a binary search of the process's regions sorted by address (up to
+// MaxRegionsPerProcess of them; Options.MaxWatched in all), ignores
+// accesses outside every region, and adds it to a bounded hash map keyed by (region id, block index) that
 // holds the access count, the reads and writes where the source tells them
 // apart, and the last-seen time. When that map is full the event is
 // dropped and counted (Stats.Drops); nothing else happens.

@@ -34,7 +34,8 @@ var (
 	// too many blocks, or reuses a watched ID.
 	ErrBadRegion = errors.New("bad region")
 	// ErrTooManyRegions: the watch list is full (MaxRegionsPerProcess
-	// for one process, or Options.MaxProcesses processes).
+	// for one process, Options.MaxWatched in all, or
+	// Options.MaxProcesses processes).
 	ErrTooManyRegions = errors.New("too many watched regions")
 	// ErrNoRegion: Unwatch was given an ID that is not watched.
 	ErrNoRegion = errors.New("no such region")

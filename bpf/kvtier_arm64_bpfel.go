@@ -28,11 +28,16 @@ type kvtierCountVal struct {
 	Events   uint64
 }
 
+type kvtierWatchChunk struct {
+	_ structs.HostLayout
+	R [128]kvtierWatchRegion
+}
+
 type kvtierWatchProc struct {
-	_   structs.HostLayout
-	N   uint32
-	Pad uint32
-	R   [32]kvtierWatchRegion
+	_     structs.HostLayout
+	N     uint32
+	Pad   uint32
+	Chunk [32]uint32
 }
 
 type kvtierWatchRegion struct {
@@ -52,9 +57,11 @@ const (
 	kvtierMapCountsB        = "counts_b"
 	kvtierMapDamonTargets   = "damon_targets"
 	kvtierMapEpoch          = "epoch"
+	kvtierMapRegions        = "regions"
 	kvtierMapStats          = "stats"
 	kvtierMapWatch          = "watch"
 	kvtierProgOnDamon       = "on_damon"
+	kvtierProgOnDamonTest   = "on_damon_test"
 	kvtierProgOnFault       = "on_fault"
 	kvtierProgOnHintC       = "on_hint_c"
 	kvtierProgOnHintGo      = "on_hint_go"
@@ -106,11 +113,12 @@ type kvtierSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type kvtierProgramSpecs struct {
-	OnDamon  *ebpf.ProgramSpec `ebpf:"on_damon"`
-	OnFault  *ebpf.ProgramSpec `ebpf:"on_fault"`
-	OnHintC  *ebpf.ProgramSpec `ebpf:"on_hint_c"`
-	OnHintGo *ebpf.ProgramSpec `ebpf:"on_hint_go"`
-	OnPerf   *ebpf.ProgramSpec `ebpf:"on_perf"`
+	OnDamon     *ebpf.ProgramSpec `ebpf:"on_damon"`
+	OnDamonTest *ebpf.ProgramSpec `ebpf:"on_damon_test"`
+	OnFault     *ebpf.ProgramSpec `ebpf:"on_fault"`
+	OnHintC     *ebpf.ProgramSpec `ebpf:"on_hint_c"`
+	OnHintGo    *ebpf.ProgramSpec `ebpf:"on_hint_go"`
+	OnPerf      *ebpf.ProgramSpec `ebpf:"on_perf"`
 }
 
 // kvtierMapSpecs contains maps before they are loaded into the kernel.
@@ -121,6 +129,7 @@ type kvtierMapSpecs struct {
 	CountsB      *ebpf.MapSpec `ebpf:"counts_b"`
 	DamonTargets *ebpf.MapSpec `ebpf:"damon_targets"`
 	Epoch        *ebpf.MapSpec `ebpf:"epoch"`
+	Regions      *ebpf.MapSpec `ebpf:"regions"`
 	Stats        *ebpf.MapSpec `ebpf:"stats"`
 	Watch        *ebpf.MapSpec `ebpf:"watch"`
 }
@@ -158,6 +167,7 @@ type kvtierMaps struct {
 	CountsB      *ebpf.Map `ebpf:"counts_b"`
 	DamonTargets *ebpf.Map `ebpf:"damon_targets"`
 	Epoch        *ebpf.Map `ebpf:"epoch"`
+	Regions      *ebpf.Map `ebpf:"regions"`
 	Stats        *ebpf.Map `ebpf:"stats"`
 	Watch        *ebpf.Map `ebpf:"watch"`
 }
@@ -168,6 +178,7 @@ func (m *kvtierMaps) Close() error {
 		m.CountsB,
 		m.DamonTargets,
 		m.Epoch,
+		m.Regions,
 		m.Stats,
 		m.Watch,
 	)
@@ -186,16 +197,18 @@ type kvtierVariables struct {
 //
 // It can be passed to loadKvtierObjects or ebpf.CollectionSpec.LoadAndAssign.
 type kvtierPrograms struct {
-	OnDamon  *ebpf.Program `ebpf:"on_damon"`
-	OnFault  *ebpf.Program `ebpf:"on_fault"`
-	OnHintC  *ebpf.Program `ebpf:"on_hint_c"`
-	OnHintGo *ebpf.Program `ebpf:"on_hint_go"`
-	OnPerf   *ebpf.Program `ebpf:"on_perf"`
+	OnDamon     *ebpf.Program `ebpf:"on_damon"`
+	OnDamonTest *ebpf.Program `ebpf:"on_damon_test"`
+	OnFault     *ebpf.Program `ebpf:"on_fault"`
+	OnHintC     *ebpf.Program `ebpf:"on_hint_c"`
+	OnHintGo    *ebpf.Program `ebpf:"on_hint_go"`
+	OnPerf      *ebpf.Program `ebpf:"on_perf"`
 }
 
 func (p *kvtierPrograms) Close() error {
 	return _KvtierClose(
 		p.OnDamon,
+		p.OnDamonTest,
 		p.OnFault,
 		p.OnHintC,
 		p.OnHintGo,

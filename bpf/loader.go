@@ -37,11 +37,13 @@ type core struct {
 	mu   sync.Mutex
 	objs objects
 	// active is the count map programs write to now.
-	active  *ebpf.Map
-	regions map[uint32]Region
-	procs   map[uint32]int // pid -> watched regions
-	maxProc int
-	hooks   procHooks
+	active     *ebpf.Map
+	regions    map[uint32]Region     // id -> region
+	procs      map[uint32]*watchList // pid -> its regions, as the kernel has them
+	chunks     chunkPool             // free elements of the regions map
+	maxProc    int
+	maxWatched int
+	hooks      procHooks
 	// watchHook, when set, is told every watch list after a change
 	// (damon retargets its kdamond); called with the lock held.
 	watchHook func(map[uint32]Region) error
@@ -69,16 +71,20 @@ func load(name, prog string, opts Options, consts map[string]any) (*core, error)
 	spec.Maps[kvtierMapEpoch].InnerMap.MaxEntries = opts.MaxBlocks
 	spec.Maps[kvtierMapWatch].MaxEntries = opts.MaxProcesses
 	spec.Maps[kvtierMapDamonTargets].MaxEntries = opts.MaxProcesses
+	nchunks := poolChunks(opts.MaxProcesses, opts.MaxWatched)
+	spec.Maps[kvtierMapRegions].MaxEntries = nchunks
 	for k, v := range consts {
 		if err := spec.Variables[k].Set(v); err != nil {
 			return nil, fmt.Errorf("setting %s: %w", k, err)
 		}
 	}
 	c := &core{
-		name:    name,
-		regions: map[uint32]Region{},
-		procs:   map[uint32]int{},
-		maxProc: int(opts.MaxProcesses),
+		name:       name,
+		regions:    map[uint32]Region{},
+		procs:      map[uint32]*watchList{},
+		chunks:     newChunkPool(nchunks),
+		maxProc:    int(opts.MaxProcesses),
+		maxWatched: int(opts.MaxWatched),
 	}
 	// Load only the program this sampler runs: the others may need
 	// kernel types this kernel lacks (DAMON's on 6.1).
@@ -173,15 +179,26 @@ func (c *core) Watch(r Region) error {
 	if _, dup := c.regions[r.ID]; dup {
 		return fmt.Errorf("region %d is already watched: %w", r.ID, ErrBadRegion)
 	}
-	n := c.procs[r.PID]
-	if n >= MaxRegionsPerProcess {
-		return fmt.Errorf("pid %d has %d regions: %w", r.PID, n, ErrTooManyRegions)
+	old := c.procs[r.PID]
+	var rs []Region
+	if old != nil {
+		rs = old.rs
 	}
-	if n == 0 && len(c.procs) >= c.maxProc {
-		return fmt.Errorf("%d processes watched: %w", len(c.procs), ErrTooManyRegions)
+	n := len(rs)
+	switch {
+	case n >= MaxRegionsPerProcess:
+		return fmt.Errorf("pid %d has %d regions, the most one process may have: %w", r.PID, n, ErrTooManyRegions)
+	case n == 0 && len(c.procs) >= c.maxProc:
+		return fmt.Errorf("%d processes watched, the most this sampler takes: %w", len(c.procs), ErrTooManyRegions)
+	case len(c.regions) >= c.maxWatched:
+		return fmt.Errorf("%d regions watched in all, the most this sampler takes (max_watched): %w",
+			len(c.regions), ErrTooManyRegions)
 	}
-	for _, o := range c.regions {
-		if o.PID == r.PID && r.Start < o.End && o.Start < r.End {
+	// k: where r goes in the sorted list; only its neighbours can overlap it.
+	k, _ := slices.BinarySearchFunc(rs, r.Start, func(o Region, start uint64) int { return cmp.Compare(o.Start, start) })
+	for _, j := range []int{k - 1, k} {
+		if j >= 0 && j < n && r.Start < rs[j].End && rs[j].Start < r.End {
+			o := rs[j]
 			return fmt.Errorf("region %d (%#x-%#x) overlaps region %d of pid %d: %w",
 				r.ID, r.Start, r.End, o.ID, r.PID, ErrBadRegion)
 		}
@@ -191,16 +208,21 @@ func (c *core) Watch(r Region) error {
 			return err
 		}
 	}
-	c.regions[r.ID] = r
-	c.procs[r.PID] = n + 1
-	err := c.writeProc(r.PID)
-	if err == nil {
-		err = c.changed()
-	}
+	l, err := c.publish(r.PID, old, slices.Insert(slices.Clone(rs), k, r), k)
 	if err != nil {
+		if n == 0 && c.hooks != nil {
+			_ = c.hooks.removeProc(r.PID)
+		}
+		return err
+	}
+	c.regions[r.ID] = r
+	c.procs[r.PID] = l
+	if err := c.changed(); err != nil {
 		// Back to the list before: the error is the caller's answer.
-		_ = c.forget(r)
-		_ = c.writeProc(r.PID)
+		delete(c.regions, r.ID)
+		if back, perr := c.publish(r.PID, l, rs, k); perr == nil {
+			_ = c.setList(r.PID, back)
+		}
 		_ = c.changed()
 		return err
 	}
@@ -226,53 +248,134 @@ func (c *core) Unwatch(id uint32) error {
 	if !ok {
 		return fmt.Errorf("unwatching region %d: %w", id, ErrNoRegion)
 	}
-	if err := c.forget(r); err != nil {
+	l := c.procs[r.PID]
+	k, found := slices.BinarySearchFunc(l.rs, r.Start, func(o Region, start uint64) int { return cmp.Compare(o.Start, start) })
+	if !found || l.rs[k].ID != id {
+		return fmt.Errorf("unwatching region %d: not in the list of pid %d (a kvtier bug)", id, r.PID)
+	}
+	nl, err := c.publish(r.PID, l, slices.Delete(slices.Clone(l.rs), k, k+1), k)
+	if err != nil {
 		return err
 	}
-	if err := c.writeProc(r.PID); err != nil {
-		return err
-	}
-	return c.changed()
+	delete(c.regions, id)
+	return errors.Join(c.setList(r.PID, nl), c.changed())
 }
 
-// forget drops r from the bookkeeping (not from the kernel's watch list).
-func (c *core) forget(r Region) error {
-	delete(c.regions, r.ID)
-	c.procs[r.PID]--
-	if c.procs[r.PID] > 0 {
+// setList records nl, which publish wrote, as pid's list; an empty one
+// drops pid and tells the hooks.
+func (c *core) setList(pid uint32, nl *watchList) error {
+	if len(nl.rs) > 0 {
+		c.procs[pid] = nl
 		return nil
 	}
-	delete(c.procs, r.PID)
+	delete(c.procs, pid)
 	if c.hooks != nil {
-		return c.hooks.removeProc(r.PID)
+		return c.hooks.removeProc(pid)
 	}
 	return nil
 }
 
-// writeProc writes pid's regions, sorted by address, to the watch map, or
-// deletes its entry when it has none.
-func (c *core) writeProc(pid uint32) error {
-	var rs []Region
-	for _, r := range c.regions {
-		if r.PID == pid {
-			rs = append(rs, r)
+// chunkRegions is how many regions one element of the regions map holds
+// (CHUNK_REGIONS in kvtier.h), maxChunks how many chunks one process's
+// list may take (MAX_CHUNKS).
+const (
+	chunkRegions = 128
+	maxChunks    = MaxRegionsPerProcess / chunkRegions
+)
+
+// The generated types must agree (a compile error otherwise).
+var (
+	_ [chunkRegions]kvtierWatchRegion = kvtierWatchChunk{}.R
+	_ [maxChunks]uint32               = kvtierWatchProc{}.Chunk
+)
+
+// poolChunks is the size of the regions map that holds every list of up
+// to maxProcs processes and maxWatched regions in all: each process's last
+// chunk may be partly empty, and a change writes up to maxChunks new
+// chunks before it frees the ones they replace.
+func poolChunks(maxProcs, maxWatched uint32) uint32 {
+	return maxProcs + uint32((uint64(maxWatched)+chunkRegions-1)/chunkRegions) + maxChunks
+}
+
+// watchList is one process's regions sorted by Start, and the elements of
+// the regions map that hold them in the kernel: chunks[i] holds rs[i *
+// chunkRegions:] up to chunkRegions of them.
+type watchList struct {
+	rs     []Region
+	chunks []uint32
+}
+
+// chunkPool is the free elements of the regions map, taken first in, first
+// out: a BPF program that read a process's list just before it changed may
+// still be reading the chunks that change freed, and the queue puts every
+// other free chunk before them.
+type chunkPool struct{ free []uint32 }
+
+func newChunkPool(n uint32) chunkPool {
+	p := chunkPool{free: make([]uint32, n)}
+	for i := range p.free {
+		p.free[i] = uint32(i)
+	}
+	return p
+}
+
+func (p *chunkPool) take() (uint32, bool) {
+	if len(p.free) == 0 {
+		return 0, false
+	}
+	id := p.free[0]
+	p.free = p.free[1:]
+	return id, true
+}
+
+func (p *chunkPool) give(ids ...uint32) { p.free = append(p.free, ids...) }
+
+// publish makes rs (sorted, not overlapping, at most MaxRegionsPerProcess)
+// pid's watch list in the kernel, in place of old (nil: none), from which
+// it differs from index from on. It writes the chunks from the one holding
+// rs[from] on to free elements of the regions map, then replaces pid's
+// watch entry (deletes it when rs is empty), then frees old's chunks that
+// the new list no longer names. A BPF program sees the old list or the new
+// one, never a mix. On error nothing changed.
+func (c *core) publish(pid uint32, old *watchList, rs []Region, from int) (*watchList, error) {
+	var kept []uint32
+	if old != nil {
+		kept = old.chunks[:min(from/chunkRegions, len(old.chunks))]
+	}
+	nl := &watchList{rs: rs, chunks: slices.Clone(kept)}
+	fail := func(err error) (*watchList, error) {
+		c.chunks.give(nl.chunks[len(kept):]...)
+		return nil, err
+	}
+	for i := len(kept) * chunkRegions; i < len(rs); i += chunkRegions {
+		id, ok := c.chunks.take()
+		if !ok {
+			return fail(fmt.Errorf("writing the watch list of pid %d: all %d chunks of %d regions in use: %w",
+				pid, c.objs.Regions.MaxEntries(), chunkRegions, ErrTooManyRegions))
+		}
+		nl.chunks = append(nl.chunks, id)
+		var ch kvtierWatchChunk
+		for j, r := range rs[i:min(i+chunkRegions, len(rs))] {
+			ch.R[j] = kvtierWatchRegion{Start: r.Start, End: r.End, BlockSize: r.BlockSize, Id: r.ID}
+		}
+		if err := c.objs.Regions.Put(id, &ch); err != nil {
+			return fail(fmt.Errorf("writing the watch list of pid %d: %w", pid, err))
 		}
 	}
 	if len(rs) == 0 {
 		err := c.objs.Watch.Delete(pid)
 		if err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return fmt.Errorf("removing pid %d from the watch list: %w", pid, err)
+			return fail(fmt.Errorf("removing pid %d from the watch list: %w", pid, err))
 		}
-		return nil
+	} else {
+		p := kvtierWatchProc{N: uint32(len(rs))}
+		copy(p.Chunk[:], nl.chunks)
+		if err := c.objs.Watch.Put(pid, &p); err != nil {
+			return fail(fmt.Errorf("writing the watch list of pid %d: %w", pid, err))
+		}
 	}
-	slices.SortFunc(rs, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) })
-	var p kvtierWatchProc
-	p.N = uint32(len(rs))
-	for i, r := range rs {
-		p.R[i] = kvtierWatchRegion{Start: r.Start, End: r.End, BlockSize: r.BlockSize, Id: r.ID}
+	if old != nil {
+		c.chunks.give(old.chunks[len(kept):]...)
 	}
-	if err := c.objs.Watch.Put(pid, &p); err != nil {
-		return fmt.Errorf("writing the watch list of pid %d: %w", pid, err)
-	}
-	return nil
+	return nl, nil
 }

@@ -18,7 +18,7 @@ import (
 var pmuKinds = []string{"pebs", "pebs-l3miss", "ibs"}
 
 // samplerParamNames lists the parameters a sampler block may set.
-const samplerParamNames = "period, max_blocks, pmu, binary, symbol, abi, sample_interval, aggregate_interval, max_regions or regions_per_block"
+const samplerParamNames = "period, max_blocks, max_watched, pmu, binary, symbol, abi, sample_interval, aggregate_interval, max_regions or regions_per_block"
 
 // errUnknownParam: a sampler block sets a parameter no sampler has.
 var errUnknownParam = errors.New("unknown parameter")
@@ -39,6 +39,12 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 			return fmt.Errorf("max_blocks %q: want a whole number below 2^32", v)
 		}
 		opts.MaxBlocks = uint32(n)
+	case "max_watched":
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n < 1 || n > 1<<20 {
+			return fmt.Errorf("max_watched %q: want a whole number from 1 to 1048576", v)
+		}
+		opts.MaxWatched = uint32(n)
 	case "pmu":
 		if !slices.Contains(pmuKinds, v) {
 			return fmt.Errorf("pmu %q: want one of %s: %w", v, strings.Join(pmuKinds, ", "), bpf.ErrBadOption)

@@ -20,7 +20,8 @@ func TestSamplerParams(t *testing.T) {
 		{"uprobe c", `abi = "c"`, bpf.Options{ABI: bpf.ABIC}},
 		{"pebs", `pmu = "pebs"` + "\n" + `period = 1000000`, bpf.Options{PMU: "pebs", SamplePeriod: 1000000}},
 		{"pebs-l3miss", `pmu = "pebs-l3miss"`, bpf.Options{PMU: "pebs-l3miss"}},
-		{"ibs", `pmu = "ibs"` + "\n" + `max_blocks = 1000000`, bpf.Options{PMU: "ibs", MaxBlocks: 1000000}},
+		{"ibs", `pmu = "ibs"` + "\n" + `max_blocks = 1000000` + "\n" + `max_watched = 100000`,
+			bpf.Options{PMU: "ibs", MaxBlocks: 1000000, MaxWatched: 100000}},
 		{"period as string", `period = "7"`, bpf.Options{SamplePeriod: 7}},
 		{"damon", `sample_interval = "20ms"` + "\n" + `aggregate_interval = "400ms"` + "\n" + `max_regions = 512` + "\n" + `regions_per_block = 4`,
 			bpf.Options{DAMONSample: 20 * time.Millisecond, DAMONAggregate: 400 * time.Millisecond, DAMONMaxRegions: 512, DAMONRegionsPerBlock: 4}},
@@ -36,7 +37,7 @@ func TestSamplerParams(t *testing.T) {
 				t.Fatalf("samplerOptions: %v", err)
 			}
 			if got.Binary != tt.want.Binary || got.Symbol != tt.want.Symbol || got.ABI != tt.want.ABI ||
-				got.PMU != tt.want.PMU || got.SamplePeriod != tt.want.SamplePeriod || got.MaxBlocks != tt.want.MaxBlocks ||
+				got.PMU != tt.want.PMU || got.SamplePeriod != tt.want.SamplePeriod || got.MaxBlocks != tt.want.MaxBlocks || got.MaxWatched != tt.want.MaxWatched ||
 				got.DAMONSample != tt.want.DAMONSample || got.DAMONAggregate != tt.want.DAMONAggregate ||
 				got.DAMONMaxRegions != tt.want.DAMONMaxRegions || got.DAMONRegionsPerBlock != tt.want.DAMONRegionsPerBlock {
 				t.Errorf("options %+v, want %+v", got, tt.want)

@@ -60,6 +60,9 @@ planner {
 sampler "auto" {}
 sampler "sw-page-faults" {
   period = 1 # sample every Nth fault
+  # Every sampler also takes (defaults shown):
+  #   max_blocks  = 65536 # blocks counted per epoch; more are dropped and counted
+  #   max_watched = 65536 # regions watched in all (4096 of one process at most): 4 KiB of kernel memory per 128
 }
 sampler "uprobe" {
   abi = "c" # c: kvtier_hint_access(addr, len) in RDI/RSI; go: RAX/RBX

@@ -1,0 +1,364 @@
+//go:build linux && (amd64 || arm64)
+
+package bpf
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+)
+
+// blockKey names one counted block.
+type blockKey struct{ region, block uint32 }
+
+// drainAccesses drains s and returns the accesses of each block.
+func drainAccesses(t *testing.T, s Sampler) map[blockKey]uint64 {
+	t.Helper()
+	counts, err := s.Drain(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[blockKey]uint64{}
+	for _, c := range counts {
+		got[blockKey{c.Region, c.Block}] = c.Accesses
+	}
+	return got
+}
+
+// TestWatchManyRegions watches MaxRegionsPerProcess regions of this
+// process (in random order), faults pages in the first, a middle and the
+// last, and checks each fault is counted in its region and block; one
+// more region is refused with ErrTooManyRegions; after two Unwatch calls
+// (the first region and a middle one) the neighbours still count right,
+// the unwatched regions not at all, and one more region fits again.
+func TestWatchManyRegions(t *testing.T) {
+	for _, name := range []string{"fault", "sw-page-faults"} {
+		t.Run(name, func(t *testing.T) {
+			s := openOrSkip(t, name, Options{})
+			const n = MaxRegionsPerProcess
+			// Region i: pages 3i and 3i+1 (blocks 0 and 1); page 3i+2 is
+			// outside every region.
+			mem := freshMap(t, 3*n*page)
+			base := addr(mem)
+			pid := uint32(os.Getpid())
+			region := func(i int) Region {
+				start := base + uint64(3*i*page)
+				return Region{ID: uint32(i + 1), PID: pid, Start: start, End: start + 2*page, BlockSize: page}
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for _, i := range rng.Perm(n) {
+				if err := s.Watch(region(i)); err != nil {
+					t.Fatalf("Watch(%d): %v", i, err)
+				}
+			}
+			mid := n / 2
+			touchPages(mem, []int{1, 3 * mid, 3*(n-1) + 1, 3*100 + 2})
+			want := map[blockKey]uint64{{1, 1}: 1, {uint32(mid + 1), 0}: 1, {n, 1}: 1}
+			if got := drainAccesses(t, s); !maps.Equal(got, want) {
+				t.Fatalf("drained %v, want %v", got, want)
+			}
+
+			gap := Region{ID: 100000, PID: pid, Start: base + 602*page, End: base + 603*page, BlockSize: page}
+			err := s.Watch(gap)
+			if !errors.Is(err, ErrTooManyRegions) || !strings.Contains(err.Error(), fmt.Sprint(n)) {
+				t.Fatalf("Watch of region %d = %v, want ErrTooManyRegions naming %d", n+1, err, n)
+			}
+
+			for _, i := range []int{0, mid} {
+				if err := s.Unwatch(region(i).ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Unwatched: pages 0 and 3*mid+1. Neighbours: region 1
+			// (block 0), mid-1 (block 1), mid+1 (block 0), the last
+			// (block 0).
+			touchPages(mem, []int{0, 3*mid + 1, 3, 3*(mid-1) + 1, 3 * (mid + 1), 3 * (n - 1)})
+			want = map[blockKey]uint64{{2, 0}: 1, {uint32(mid), 1}: 1, {uint32(mid + 2), 0}: 1, {n, 0}: 1}
+			if got := drainAccesses(t, s); !maps.Equal(got, want) {
+				t.Fatalf("after Unwatch drained %v, want %v", got, want)
+			}
+
+			if err := s.Watch(gap); err != nil {
+				t.Fatalf("Watch after Unwatch: %v", err)
+			}
+			touchPages(mem, []int{602})
+			want = map[blockKey]uint64{{gap.ID, 0}: 1}
+			if got := drainAccesses(t, s); !maps.Equal(got, want) {
+				t.Fatalf("drained %v, want %v", got, want)
+			}
+			st, err := s.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Outside < 3 || st.Drops != 0 {
+				t.Errorf("stats %+v: want >= 3 outside (pages 302, 0, 3*mid+1), no drops", st)
+			}
+			if st.Matched != 8 {
+				t.Errorf("stats %+v: want 8 matched", st)
+			}
+		})
+	}
+}
+
+// TestWatchBlockNotPowerOfTwo: blocks of 3 pages (12288 bytes) in a
+// region of 31 pages, whose last block is one page, are counted exactly.
+func TestWatchBlockNotPowerOfTwo(t *testing.T) {
+	for _, name := range []string{"fault", "sw-page-faults"} {
+		t.Run(name, func(t *testing.T) {
+			s := openOrSkip(t, name, Options{})
+			mem := freshMap(t, 32*page)
+			r := Region{ID: 9, PID: uint32(os.Getpid()), Start: addr(mem), End: addr(mem) + 31*page, BlockSize: 3 * page}
+			if err := s.Watch(r); err != nil {
+				t.Fatal(err)
+			}
+			touchPages(mem, []int{0, 2, 3, 17, 29, 30, 31})
+			want := map[blockKey]uint64{{9, 0}: 2, {9, 1}: 1, {9, 5}: 1, {9, 9}: 1, {9, 10}: 1}
+			if got := drainAccesses(t, s); !maps.Equal(got, want) {
+				t.Fatalf("drained %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// watchModel is what the kernel's watch list of one process should hold.
+type watchModel map[uint32]Region
+
+// fault is the blocks an access of one byte at a counts in the model.
+func (m watchModel) fault(a uint64, want map[blockKey]uint64) {
+	for _, r := range m {
+		if a >= r.Start && a < r.End {
+			want[blockKey{r.ID, uint32((a - r.Start) / r.BlockSize)}]++
+			return
+		}
+	}
+}
+
+// damon is the blocks a DAMON region [start, end) with n accesses counts.
+func (m watchModel) damon(start, end, n uint64, want map[blockKey]uint64) {
+	for _, r := range m {
+		lo, hi := max(start, r.Start), min(end, r.End)
+		if lo >= hi {
+			continue
+		}
+		for b := (lo - r.Start) / r.BlockSize; b <= (hi-1-r.Start)/r.BlockSize; b++ {
+			want[blockKey{r.ID, uint32(b)}] += n
+		}
+	}
+}
+
+// TestWatchListSearch drives the search of the BPF programs through
+// BPF_PROG_TEST_RUN (no faults, no DAMON: on_fault and on_damon_test run
+// with addresses of this process that the test picks): up to
+// MaxRegionsPerProcess regions of random sizes, gaps and block sizes
+// (multiples of the page size, most not powers of two) are watched and
+// unwatched in random order, and after each round every region's first
+// and last byte, a byte inside, the gaps, and DAMON ranges across several
+// regions are counted where a linear scan says.
+func TestWatchListSearch(t *testing.T) {
+	requireRoot(t)
+	opts := Options{}.withDefaults()
+	fault, err := load("fault-test", kvtierProgOnFault, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fault.Close()
+	damon, err := load("damon-test", kvtierProgOnDamonTest, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer damon.Close()
+	run := func(p *ebpf.Program, args ...uint64) {
+		t.Helper()
+		if _, err := p.Run(&ebpf.RunOptions{Context: args}); err != nil {
+			if errors.Is(err, ebpf.ErrNotSupported) {
+				t.Skipf("BPF_PROG_TEST_RUN of raw tracepoints: %v", err)
+			}
+			t.Fatal(err)
+		}
+	}
+
+	pid := uint32(os.Getpid())
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Slots of 64 pages from 0x10000000: slot i may hold region i (not
+	// overlapping another slot's), of 1 to 64 pages, starting 0 to 63
+	// pages in.
+	const slots = MaxRegionsPerProcess + 512
+	model := watchModel{}
+	var ids []uint32 // model's keys in the order watched
+	var lastID uint32
+	slotOf := map[uint32]int{}
+	used := map[int]bool{}
+	for round, target := range []int{300, MaxRegionsPerProcess, 1500, 10} {
+		// Unwatch at random down to target, or watch up to it.
+		for len(model) > target {
+			i := rng.IntN(len(ids))
+			id := ids[i]
+			ids = slices.Delete(ids, i, i+1)
+			for _, c := range []*core{fault, damon} {
+				if err := c.Unwatch(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			delete(used, slotOf[id])
+			delete(model, id)
+		}
+		for len(model) < target {
+			slot := rng.IntN(slots)
+			if used[slot] {
+				continue
+			}
+			pages := 1 + rng.Uint64N(64)
+			off := rng.Uint64N(64 - pages + 1)
+			lastID++
+			r := Region{ID: lastID, PID: pid, Start: 0x10000000 + (uint64(slot)*64+off)*page,
+				BlockSize: (1 + rng.Uint64N(7)) * page}
+			r.End = r.Start + pages*page
+			for _, c := range []*core{fault, damon} {
+				if err := c.Watch(r); err != nil {
+					t.Fatalf("round %d: Watch(%+v): %v", round, r, err)
+				}
+			}
+			used[slot], slotOf[r.ID], model[r.ID] = true, slot, r
+			ids = append(ids, r.ID)
+		}
+
+		want := map[blockKey]uint64{}
+		for _, r := range model {
+			for _, a := range []uint64{r.Start, r.End - 1, r.Start + rng.Uint64N(r.End-r.Start), r.Start - 1, r.End} {
+				run(fault.objs.Prog, a, 0, 2)
+				model.fault(a, want)
+			}
+		}
+		got := drainAccesses(t, fault)
+		if !maps.Equal(got, want) {
+			t.Fatalf("round %d (%d regions): fault counts differ from the model: %s", round, len(model), diffCounts(got, want))
+		}
+
+		want = map[blockKey]uint64{}
+		for range 500 {
+			start := 0x10000000 + rng.Uint64N(slots*64*page)
+			end := start + 1 + rng.Uint64N(2*64*page)
+			n := 1 + rng.Uint64N(20)
+			run(damon.objs.Prog, uint64(pid), start, end, n)
+			model.damon(start, end, n, want)
+		}
+		got = drainAccesses(t, damon)
+		if !maps.Equal(got, want) {
+			t.Fatalf("round %d (%d regions): DAMON counts differ from the model: %s", round, len(model), diffCounts(got, want))
+		}
+		t.Logf("round %d: %d regions, %d DAMON blocks counted", round, len(model), len(want))
+	}
+}
+
+// diffCounts describes up to 10 blocks whose counts differ.
+func diffCounts(got, want map[blockKey]uint64) string {
+	var d []string
+	for k := range maps.Keys(want) {
+		if got[k] != want[k] {
+			d = append(d, fmt.Sprintf("%v: got %d want %d", k, got[k], want[k]))
+		}
+	}
+	for k := range maps.Keys(got) {
+		if _, ok := want[k]; !ok {
+			d = append(d, fmt.Sprintf("%v: got %d want 0", k, got[k]))
+		}
+	}
+	slices.Sort(d)
+	return fmt.Sprintf("%d differ: %s", len(d), strings.Join(d[:min(10, len(d))], "; "))
+}
+
+// TestWatchListChunks checks the Go side's bookkeeping of the regions map
+// after random Watch and Unwatch calls: every process's watch entry names
+// chunks that hold its regions in order, no chunk is named twice, and the
+// free chunks are exactly the others.
+func TestWatchListChunks(t *testing.T) {
+	requireRoot(t)
+	opts := Options{MaxProcesses: 4, MaxWatched: 3 * MaxRegionsPerProcess}.withDefaults()
+	c, err := load("chunks-test", kvtierProgOnDamonTest, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ids []uint32
+	next := uint32(1)
+	for step := range 12000 {
+		if len(ids) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(ids))
+			if err := c.Unwatch(ids[i]); err != nil {
+				t.Fatal(err)
+			}
+			ids = slices.Delete(ids, i, i+1)
+		} else {
+			pid := uint32(1 + rng.IntN(3))
+			start := uint64(rng.IntN(8192)) * page
+			err := c.Watch(Region{ID: next, PID: pid, Start: start, End: start + page, BlockSize: page})
+			switch {
+			case err == nil:
+				ids = append(ids, next)
+				next++
+			case !errors.Is(err, ErrBadRegion) && !errors.Is(err, ErrTooManyRegions):
+				t.Fatal(err)
+			}
+		}
+		if step%1000 == 999 {
+			checkChunks(t, c)
+		}
+	}
+	checkChunks(t, c)
+}
+
+func checkChunks(t *testing.T, c *core) {
+	t.Helper()
+	named := map[uint32]bool{}
+	n := 0
+	for pid, l := range c.procs {
+		var p kvtierWatchProc
+		if err := c.objs.Watch.Lookup(pid, &p); err != nil {
+			t.Fatalf("pid %d: %v", pid, err)
+		}
+		if int(p.N) != len(l.rs) || !slices.Equal(p.Chunk[:len(l.chunks)], l.chunks) {
+			t.Fatalf("pid %d: kernel has %d regions in chunks %v, Go %d in %v", pid, p.N, p.Chunk, len(l.rs), l.chunks)
+		}
+		if !slices.IsSortedFunc(l.rs, func(a, b Region) int { return cmp.Compare(a.Start, b.Start) }) {
+			t.Fatalf("pid %d: regions not sorted", pid)
+		}
+		for i, id := range l.chunks {
+			if named[id] {
+				t.Fatalf("chunk %d named twice", id)
+			}
+			named[id] = true
+			var ch kvtierWatchChunk
+			if err := c.objs.Regions.Lookup(id, &ch); err != nil {
+				t.Fatal(err)
+			}
+			for j, r := range l.rs[i*chunkRegions : min((i+1)*chunkRegions, len(l.rs))] {
+				if k := ch.R[j]; k.Start != r.Start || k.End != r.End || k.Id != r.ID || k.BlockSize != r.BlockSize {
+					t.Fatalf("pid %d region %d: kernel has %+v, Go %+v", pid, i*chunkRegions+j, k, r)
+				}
+			}
+		}
+		n += len(l.rs)
+	}
+	if n != len(c.regions) {
+		t.Fatalf("%d regions in the lists, %d watched", n, len(c.regions))
+	}
+	free := map[uint32]bool{}
+	for _, id := range c.chunks.free {
+		if named[id] || free[id] {
+			t.Fatalf("chunk %d free twice or free and named", id)
+		}
+		free[id] = true
+	}
+	if total := len(named) + len(free); uint32(total) != c.objs.Regions.MaxEntries() {
+		t.Fatalf("%d chunks named, %d free, the map has %d", len(named), len(free), c.objs.Regions.MaxEntries())
+	}
+}
