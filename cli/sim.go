@@ -23,7 +23,7 @@ func init() { register(newSimCmd) }
 type simFlags struct {
 	workloads, traces, policies []string
 	preset, scenario, mode      string
-	quant, reference            string
+	quant, reference, format    string
 	fastBytes, slowBytes        string
 	seed                        int64
 	sampleRate                  float64
@@ -32,7 +32,7 @@ type simFlags struct {
 	decay                       float64
 	prefetch, moveBlocks        int
 	horizon                     int64
-	demo, asJSON                bool
+	demo, asJSON, noDecode      bool
 }
 
 func newSimCmd() *cobra.Command {
@@ -40,10 +40,14 @@ func newSimCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim",
 		Short: "Replay a workload or trace against policies and compare them with LRU and Bélády",
-		Long: "Replay synthetic workloads (--workload SPEC) or trace files (--trace FILE: kvtier JSONL,\n" +
-			"CSV or Mooncake JSONL) against a tier hierarchy and print, for each policy, the fast-tier\n" +
-			"hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n" +
+		Long: "Replay synthetic workloads (--workload SPEC) or trace files (--trace FILE: kvtier JSONL, CSV,\n" +
+			"Mooncake or LMBench JSONL, detected from the file unless --format says; plain, gzip or zstd,\n" +
+			"told by the file's first bytes) against a tier hierarchy and print, for each policy, the\n" +
+			"fast-tier hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n" +
 			"--reference picks the reference rows (LRU and Bélády by default; none for speed).\n\n" +
+			"A Mooncake or LMBench request replays its prompt blocks (hash_ids), then the decode blocks its\n" +
+			"output appends; --no-decode replays the prompt blocks only, as libCacheSim and most papers\n" +
+			"count them. LMBench traces (timestamps in nanoseconds as strings) replay in timestamp order.\n\n" +
 			"Modes: cache (the seed study's: misses promote), tiering (the daemon's: sampled accesses,\n" +
 			"epochs, the planner moves within a budget) and blocks (--capacity-blocks N: one tier of N\n" +
 			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.\n\n" +
@@ -52,13 +56,16 @@ func newSimCmd() *cobra.Command {
 			"daemon's 2 MiB blocks needs --fast-bytes (kvlab's tier 0 holds tens of kB) or blocks mode.",
 		Example: "  kvtier sim --workload adversarial_burst --scenario medium --policy lru,cost_aware,regret_aware:weight=12,horizon=24\n" +
 			"  kvtier sim --trace mooncake.jsonl --capacity-blocks 4096 --policy arc --policy s3fifo --json\n" +
+			"  kvtier sim --trace gmi_trace.jsonl.zst --no-decode --capacity-blocks 2000 --policy arc --reference none\n" +
 			"  kvtier sim --trace recorded.jsonl --mode tiering --preset cxl --fast-bytes 4GiB --policy regret_aware",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.workloads, "workload", nil, "synthetic workload spec, e.g. periodic_reuse:period=11 (repeatable)")
-	fl.StringArrayVar(&f.traces, "trace", nil, "trace file (repeatable)")
+	fl.StringArrayVar(&f.traces, "trace", nil, "trace file, plain, gzip or zstd (repeatable)")
+	fl.StringVar(&f.format, "format", "", "format of the --trace files: jsonl, mooncake, lmbench or csv (default: detect each)")
+	fl.BoolVar(&f.noDecode, "no-decode", false, "Mooncake and LMBench traces: replay the prompt blocks (hash_ids) only, not the decode blocks")
 	fl.StringArrayVar(&f.policies, "policy", nil, "policy spec or comma list (repeatable)")
 	fl.StringVar(&f.reference, "reference", "lru,belady", "reference rows added to the policies: lru,belady, lru, belady or none "+
 		"(the headroom column needs both; none is the fastest: Bélády's next uses are computed only when it runs)")
@@ -175,8 +182,27 @@ func checkFits(cfg sim.Config, traces []*sim.Trace) error {
 	return nil
 }
 
+// openOptions returns how --trace files are opened: --format, --no-decode.
+func (f *simFlags) openOptions() (trace.OpenOptions, error) {
+	opt := trace.OpenOptions{Mooncake: trace.MooncakeOptions{NoDecode: f.noDecode}}
+	if (f.format != "" || f.noDecode) && len(f.traces) == 0 {
+		return opt, usageError("--format and --no-decode apply to --trace files: give --trace FILE")
+	}
+	if f.format != "" {
+		var err error
+		if opt.Format, err = trace.ParseFormat(f.format); err != nil {
+			return opt, usageError("--format: %v", err)
+		}
+	}
+	return opt, nil
+}
+
 // simTraces prepares the workloads and trace files named by the flags.
 func (f *simFlags) simTraces() ([]*sim.Trace, error) {
+	opt, err := f.openOptions()
+	if err != nil {
+		return nil, err
+	}
 	var out []*sim.Trace
 	for _, w := range f.workloads {
 		ws, err := trace.ParseWorkload(w)
@@ -196,7 +222,7 @@ func (f *simFlags) simTraces() ([]*sim.Trace, error) {
 		out = append(out, t)
 	}
 	for _, path := range f.traces {
-		t, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.Open(path) })
+		t, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.OpenWith(path, opt) })
 		if err != nil {
 			return nil, err
 		}

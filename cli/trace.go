@@ -21,8 +21,8 @@ func newTraceCmd() *cobra.Command {
 		Use:   "trace",
 		Short: "Generate synthetic KV block traces and summarise trace files",
 		Long: "Work with KV block access traces: generate the synthetic workloads the\n" +
-			"simulator uses, list them, and summarise trace files (kvtier JSONL, CSV or\n" +
-			"Mooncake JSONL, detected from the file).",
+			"simulator uses, list them, and summarise trace files (kvtier JSONL, CSV, Mooncake or\n" +
+			"LMBench JSONL, detected from the file; plain, gzip or zstd).",
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newTraceGenCmd(), newTraceStatsCmd(), newTraceWorkloadsCmd())
@@ -88,7 +88,7 @@ func genFormat(name, out string) (trace.Format, error) {
 		return trace.FormatJSONL, nil
 	}
 	f, err := trace.ParseFormat(name)
-	if err != nil || f == trace.FormatMooncake {
+	if err != nil || (f != trace.FormatJSONL && f != trace.FormatCSV) {
 		return f, usageError("--format %q: want jsonl or csv", name)
 	}
 	return f, nil
@@ -143,10 +143,12 @@ func newTraceStatsCmd() *cobra.Command {
 		Use:   "stats [FILE]",
 		Short: "Summarise a trace file or a synthetic workload",
 		Long: "Read a trace in one pass and print its accesses, distinct blocks, bytes and\n" +
-			"reuse. The format is detected (Mooncake JSONL by its hash_ids key, kvtier\n" +
-			"JSONL, CSV) unless --format says. Mooncake blocks are sized at\n" +
-			"--kv-bytes-per-token x 512 tokens (default: Llama-2-70B, 327,680 B/token at\n" +
-			"fp16). With --workload SPEC a synthetic workload is summarised instead.",
+			"reuse. The format is detected (Mooncake JSONL by its hash_ids key, LMBench's\n" +
+			"by a hash_ids key and a string timestamp, kvtier JSONL, CSV) unless --format\n" +
+			"says; a gzip or zstd file, told by its first bytes, is read as it decompresses.\n" +
+			"Mooncake and LMBench blocks are sized at --kv-bytes-per-token x 512 tokens\n" +
+			"(default: Llama-2-70B, 327,680 B/token at fp16). With --workload SPEC a\n" +
+			"synthetic workload is summarised instead.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) == 1) == (spec != "") {
@@ -183,10 +185,10 @@ func newTraceStatsCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&format, "format", "", "jsonl, mooncake or csv (default: detect)")
+	cmd.Flags().StringVar(&format, "format", "", "jsonl, mooncake, lmbench or csv (default: detect)")
 	cmd.Flags().StringVar(&spec, "workload", "", "summarise a synthetic workload spec instead of a file")
-	cmd.Flags().BoolVar(&noDecode, "no-decode", false, "Mooncake: read only the prompt blocks")
-	cmd.Flags().Int64Var(&kvBytes, "kv-bytes-per-token", trace.KVBytesLlama2_70B, "Mooncake: fp16 KV bytes per token")
+	cmd.Flags().BoolVar(&noDecode, "no-decode", false, "Mooncake, LMBench: read only the prompt blocks (hash_ids)")
+	cmd.Flags().Int64Var(&kvBytes, "kv-bytes-per-token", trace.KVBytesLlama2_70B, "Mooncake, LMBench: fp16 KV bytes per token")
 	return cmd
 }
 
