@@ -47,7 +47,9 @@ func newSimCmd() *cobra.Command {
 			"--reference picks the reference rows (LRU and Bélády by default; none for speed).\n\n" +
 			"A Mooncake or LMBench request replays its prompt blocks (hash_ids), then the decode blocks its\n" +
 			"output appends; --no-decode replays the prompt blocks only, as libCacheSim and most papers\n" +
-			"count them. LMBench traces (timestamps in nanoseconds as strings) replay in timestamp order.\n\n" +
+			"count them. LMBench traces (timestamps in nanoseconds as strings) replay in timestamp order.\n" +
+			"Workloads without seed= and the policies take --seed, whose default, 42, every kvtier command\n" +
+			"shares.\n\n" +
 			"Modes: cache (the seed study's: misses promote), tiering (the daemon's: sampled accesses,\n" +
 			"epochs, the planner moves within a budget) and blocks (--capacity-blocks N: one tier of N\n" +
 			"unit blocks, hits and misses only). --demo runs a fixed comparison in a few seconds.\n\n" +
@@ -75,7 +77,7 @@ func newSimCmd() *cobra.Command {
 	fl.StringVar(&f.fastBytes, "fast-bytes", "", "capacity of tier 0 (the fast tier), overriding the preset's: 2GiB, 512MiB, 4096")
 	fl.StringVar(&f.slowBytes, "slow-bytes", "", "capacity of tier 1 (the slow tier), overriding the preset's")
 	fl.StringVar(&f.quant, "quant", "fp16", "KV quantisation: fp16, fp8, int8, int4, int2")
-	fl.Int64Var(&f.seed, "seed", 42, "workload and policy seed")
+	fl.Int64Var(&f.seed, "seed", trace.DefaultSeed, "workload and policy seed, the same default in every command (a workload's seed= wins)")
 	fl.Float64Var(&f.sampleRate, "sample-rate", 1, "tiering: share of accesses the sampler sees")
 	fl.IntVar(&f.epoch, "epoch", 16, "tiering: accesses per epoch")
 	fl.IntVar(&f.moveBlocks, "move-blocks", 0, "tiering: blocks moved per epoch (0 unlimited)")
@@ -205,12 +207,9 @@ func (f *simFlags) simTraces() ([]*sim.Trace, error) {
 	}
 	var out []*sim.Trace
 	for _, w := range f.workloads {
-		ws, err := trace.ParseWorkload(w)
+		ws, err := trace.ParseWorkloadSeed(w, f.seed)
 		if err != nil {
 			return nil, usageError("--workload: %v", err)
-		}
-		if !strings.Contains(w, "seed=") {
-			ws.Params.Seed = f.seed
 		}
 		if _, err := trace.LookupWorkload(ws.Name); err != nil {
 			return nil, usageError("--workload: %v", err)

@@ -42,10 +42,11 @@ func newTraceGenCmd() *cobra.Command {
 			"is a spec such as periodic_reuse:pages=96,steps=640,period=11; see\n" +
 			"`kvtier trace workloads` for the workloads and their parameters. Records go\n" +
 			"to stdout unless -o names a file; the format defaults to the file's\n" +
-			"extension (.csv is CSV, anything else JSONL).",
+			"extension (.csv is CSV, anything else JSONL). The seed is --seed, else the\n" +
+			"spec's seed=, else 42, the default of every kvtier command.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := trace.ParseWorkload(spec)
+			ws, err := trace.ParseWorkloadSeed(spec, trace.DefaultSeed)
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("--workload: %w", err))
 			}
@@ -71,7 +72,7 @@ func newTraceGenCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&spec, "workload", "", "workload spec, e.g. adversarial_burst:burst=14 (required)")
-	cmd.Flags().Int64Var(&seed, "seed", 0, "random seed (overrides seed= in the spec)")
+	cmd.Flags().Int64Var(&seed, "seed", trace.DefaultSeed, "random seed, the same default in every command (overrides seed= in the spec)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the trace to FILE instead of stdout")
 	cmd.Flags().StringVar(&format, "format", "", "jsonl or csv (default: from -o's extension, else jsonl)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON summary of what was written (needs -o)")
@@ -148,7 +149,8 @@ func newTraceStatsCmd() *cobra.Command {
 			"says; a gzip or zstd file, told by its first bytes, is read as it decompresses.\n" +
 			"Mooncake and LMBench blocks are sized at --kv-bytes-per-token x 512 tokens\n" +
 			"(default: Llama-2-70B, 327,680 B/token at fp16). With --workload SPEC a\n" +
-			"synthetic workload is summarised instead.",
+			"synthetic workload is summarised instead, with seed 42 (the default of every\n" +
+			"kvtier command) unless the spec gives seed=.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) == 1) == (spec != "") {
@@ -158,7 +160,10 @@ func newTraceStatsCmd() *cobra.Command {
 			var err error
 			name := spec
 			if spec != "" {
-				r, err = trace.NewWorkloadSpec(spec)
+				ws, err := trace.ParseWorkloadSeed(spec, trace.DefaultSeed)
+				if err == nil {
+					r, err = trace.NewWorkload(ws.Name, ws.Params)
+				}
 				if err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--workload: %w", err))
 				}

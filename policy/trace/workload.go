@@ -182,40 +182,62 @@ type WorkloadSpec struct {
 	Params WorkloadParams // the spec's key=value pairs; zero fields take the defaults
 }
 
+// DefaultSeed is the seed of every kvtier command (trace gen, trace stats
+// --workload, sim) for a workload whose spec gives no seed= and when
+// --seed is not given, and sim's policy seed. WorkloadParams{} in Go still
+// means seed 0.
+const DefaultSeed int64 = 42
+
 // ParseWorkload parses "name" or "name:key=value,...". Keys are the
 // lowercase parameter names (pages, steps, seed, period, burst, gap_min,
 // ...); values are integers.
 func ParseWorkload(spec string) (WorkloadSpec, error) {
+	ws, _, err := parseWorkload(spec)
+	return ws, err
+}
+
+// ParseWorkloadSeed parses spec as ParseWorkload does and, unless the spec
+// gives seed=, sets its seed to seed.
+func ParseWorkloadSeed(spec string, seed int64) (WorkloadSpec, error) {
+	ws, seen, err := parseWorkload(spec)
+	if err == nil && !seen["seed"] {
+		ws.Params.Seed = seed
+	}
+	return ws, err
+}
+
+// parseWorkload parses spec and returns the keys it gives.
+func parseWorkload(spec string) (WorkloadSpec, map[string]bool, error) {
 	name, rest, hasParams := strings.Cut(strings.TrimSpace(spec), ":")
 	ws := WorkloadSpec{Name: strings.TrimSpace(name)}
+	seen := map[string]bool{}
 	if ws.Name == "" {
-		return ws, fmt.Errorf("workload spec %q: %w: empty name", spec, ErrBadParam)
+		return ws, seen, fmt.Errorf("workload spec %q: %w: empty name", spec, ErrBadParam)
 	}
 	if !hasParams {
-		return ws, nil
+		return ws, seen, nil
 	}
-	seen := map[string]bool{}
 	for i, kv := range strings.Split(rest, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return ws, fmt.Errorf("workload spec %q: parameter %d %q: %w: want key=value", spec, i+1, kv, ErrBadParam)
+			return ws, seen, fmt.Errorf("workload spec %q: parameter %d %q: %w: want key=value", spec, i+1, kv, ErrBadParam)
 		}
 		f := ws.Params.field(k)
 		if !f.IsValid() {
-			return ws, fmt.Errorf("workload spec %q: %w: unknown parameter %s", spec, ErrBadParam, k)
+			return ws, seen, fmt.Errorf("workload spec %q: %w: unknown parameter %s", spec, ErrBadParam, k)
 		}
 		if seen[k] {
-			return ws, fmt.Errorf("workload spec %q: %w: %s given twice", spec, ErrBadParam, k)
+			return ws, seen, fmt.Errorf("workload spec %q: %w: %s given twice", spec, ErrBadParam, k)
 		}
 		seen[k] = true
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || f.OverflowInt(n) {
-			return ws, fmt.Errorf("workload spec %q: %w: %s=%q: want an integer", spec, ErrBadParam, k, v)
+			return ws, seen, fmt.Errorf("workload spec %q: %w: %s=%q: want an integer", spec, ErrBadParam, k, v)
 		}
 		f.SetInt(n)
 	}
-	return ws, nil
+	return ws, seen, nil
 }
 
 // String formats the spec canonically: every non-zero parameter and the

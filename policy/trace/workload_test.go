@@ -103,3 +103,25 @@ func TestWorkloadSpecMatchesParams(t *testing.T) {
 		t.Error("the defaults are not the seed study's parameters")
 	}
 }
+
+// TestParseWorkloadSeed checks that a spec's seed= wins over the default,
+// and that a spec without one takes it, whatever its spacing.
+func TestParseWorkloadSeed(t *testing.T) {
+	for _, tt := range []struct {
+		spec string
+		want int64
+	}{
+		{"periodic_reuse", DefaultSeed},
+		{"periodic_reuse:period=11", DefaultSeed},
+		{"periodic_reuse:seed=0", 0},
+		{"periodic_reuse: seed = 7 ,period=11", 7},
+	} {
+		ws, err := ParseWorkloadSeed(tt.spec, DefaultSeed)
+		if err != nil || ws.Params.Seed != tt.want {
+			t.Errorf("ParseWorkloadSeed(%q) = seed %d, %v; want %d", tt.spec, ws.Params.Seed, err, tt.want)
+		}
+	}
+	if _, err := ParseWorkloadSeed("periodic_reuse:seed=x", 1); !errors.Is(err, ErrBadParam) {
+		t.Errorf("bad spec: error %v, want ErrBadParam", err)
+	}
+}
