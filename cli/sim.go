@@ -29,7 +29,7 @@ type simFlags struct {
 	sampleRate                  float64
 	epoch, capacityBlocks       int
 	reuse, cooldown             int
-	decay                       float64
+	decay, headroom             float64
 	prefetch, moveBlocks        int
 	horizon                     int64
 	demo, asJSON, noDecode      bool
@@ -83,6 +83,7 @@ func newSimCmd() *cobra.Command {
 	fl.IntVar(&f.moveBlocks, "move-blocks", 0, "tiering: blocks moved per epoch (0 unlimited)")
 	fl.Float64Var(&f.decay, "decay", daemon.DefaultDecay, "tiering: heat kept per epoch, in [0, 1) (the daemon's planner decay)")
 	fl.IntVar(&f.reuse, "reuse", plan.DefaultReuse, "tiering: promote only blocks read twice in an epoch or in two epochs at most this many apart (0: any; the daemon's reuse_epochs)")
+	fl.Float64Var(&f.headroom, "headroom", plan.DefaultHeadroom, "tiering: share of the fast tier kept free for promotions by demoting cold blocks, in [0, 0.5] (the daemon's headroom)")
 	fl.IntVar(&f.cooldown, "cooldown-epochs", daemon.DefaultCooldownEpochs, "tiering: epochs a moved block stays put (the daemon's cooldown)")
 	fl.IntVar(&f.capacityBlocks, "capacity-blocks", 0, "blocks mode: capacity in unit blocks (implies --mode blocks)")
 	fl.IntVar(&f.prefetch, "prefetch", 0, "cache mode: blocks prefetched after a miss")
@@ -126,7 +127,7 @@ func (f *simFlags) config() (sim.Config, error) {
 	}
 	cfg := sim.Config{Mode: mode, Quant: q, Seed: f.seed, SampleRate: f.sampleRate, Epoch: f.epoch,
 		MoveBlocks: f.moveBlocks, CapacityBlocks: f.capacityBlocks, Prefetch: f.prefetch, Horizon: f.horizon,
-		Decay: f.decay, Reuse: f.reuse, Cooldown: int64(f.cooldown) * int64(f.epoch)}
+		Decay: f.decay, Reuse: f.reuse, Headroom: f.headroom, Cooldown: int64(f.cooldown) * int64(f.epoch)}
 	if mode != sim.ModeBlocks {
 		if cfg.Hierarchy, err = sim.NewHierarchy(f.preset, f.scenario); err != nil {
 			return cfg, usageError("%v", err)

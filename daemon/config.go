@@ -113,6 +113,9 @@ type PlannerConfig struct {
 	// DAMON aggregation intervals, two hints) or in two epochs at most
 	// this many epochs apart; 0 promotes on one epoch's accesses.
 	ReuseEpochs int
+	// Headroom is the share of the fast tier kept free for promotions by
+	// demoting blocks with no recent accesses (plan.Config.Headroom).
+	Headroom float64
 	// ReconcileEpochs is how often (in epochs) the daemon reads where its
 	// blocks are and corrects the planner (a block moved by someone else,
 	// a pinned block to bring back); 0 turns it off.
@@ -182,6 +185,7 @@ func DefaultConfig() *Config {
 		Budgets:       Budgets{Tenants: map[string]int64{}},
 		Planner: PlannerConfig{Decay: DefaultDecay, Cooldown: DefaultCooldownEpochs * DefaultEpoch, PromoteMin: 1,
 			ReuseEpochs:     plan.DefaultReuse,
+			Headroom:        plan.DefaultHeadroom,
 			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages},
 		MaxTenants: DefaultMaxTenants,
 		Policy:     policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},

@@ -53,6 +53,7 @@ type rawPlanner struct {
 	Cooldown   hcl.Expression `hcl:"cooldown,optional"`
 	PromoteMin hcl.Expression `hcl:"promote_min,optional"`
 	Reuse      hcl.Expression `hcl:"reuse_epochs,optional"`
+	Headroom   hcl.Expression `hcl:"headroom,optional"`
 	Reconcile  hcl.Expression `hcl:"reconcile_epochs,optional"`
 	RecPages   hcl.Expression `hcl:"reconcile_pages,optional"`
 }
@@ -279,6 +280,10 @@ func (d *decoder) planner(p *rawPlanner, cfg *Config) {
 	}
 	if n, ok := d.integer(p.Reuse, "reuse_epochs", 0, 64); ok {
 		cfg.Planner.ReuseEpochs = int(n)
+	}
+	if v, ok := d.number(p.Headroom, "headroom", func(f float64) bool { return f >= 0 && f <= 0.5 },
+		"a share of the fast tier between 0 and 0.5 such as 0.125"); ok {
+		cfg.Planner.Headroom = v
 	}
 	if n, ok := d.integer(p.Reconcile, "reconcile_epochs", 0, 1<<20); ok {
 		cfg.Planner.ReconcileEpochs = int(n)

@@ -149,7 +149,7 @@ func TestParseConfigEmptyIsDefault(t *testing.T) {
 	def := DefaultConfig()
 	if cfg.Epoch != def.Epoch || cfg.API.Socket != def.API.Socket || cfg.Metrics.Listen != DefaultMetricsAddr ||
 		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch*3/4 ||
-		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReuseEpochs: 8, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
+		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReuseEpochs: 8, Headroom: 0.125, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
 		cfg.MaxTenants != DefaultMaxTenants {
 		t.Fatalf("empty config = %+v, want the defaults %+v", cfg, def)
 	}
@@ -209,6 +209,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"cooldown number", "planner {\n  cooldown = 2\n}\n", "2:14", "cooldown: want a string"},
 		{"promote min", "planner {\n  promote_min = 0\n}\n", "2:17", "promote_min 0: want a number of sampled accesses > 0"},
 		{"reuse epochs", "planner {\n  reuse_epochs = 65\n}\n", "2:18", "reuse_epochs: want a whole number between 0 and 64"},
+		{"headroom", "planner {\n  headroom = 0.6\n}\n", "2:14", "headroom"},
 		{"reconcile epochs", "planner {\n  reconcile_epochs = -1\n}\n", "2:22", "reconcile_epochs: want a whole number between 0 and"},
 		{"reconcile pages", "planner {\n  reconcile_pages = 0\n}\n", "2:21", "reconcile_pages: want a whole number between 1 and"},
 		{"max tenants", "max_tenants = 0\n", "1:15", "max_tenants: want a whole number between 1 and"},

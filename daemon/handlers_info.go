@@ -212,7 +212,8 @@ func (d *Daemon) handlePolicy(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, api.PolicyInfo{Spec: cfg.Policy.String(), Name: cfg.Policy.Name, Params: params,
 		Epoch: cfg.Epoch.String(), Budgets: budgetsView(cfg.Budgets),
 		Planner: api.PlannerParams{Decay: cfg.Planner.Decay, Cooldown: cfg.Planner.Cooldown.String(),
-			PromoteMin: cfg.Planner.PromoteMin, ReuseEpochs: cfg.Planner.ReuseEpochs, ReconcileEpochs: cfg.Planner.ReconcileEpochs,
+			PromoteMin: cfg.Planner.PromoteMin, ReuseEpochs: cfg.Planner.ReuseEpochs,
+			Headroom: cfg.Planner.Headroom, ReconcileEpochs: cfg.Planner.ReconcileEpochs,
 			ReconcilePages: cfg.Planner.ReconcilePages}})
 }
 

@@ -102,6 +102,7 @@ func (d *Daemon) plannerConfig(cfg *Config) (plan.Config, error) {
 		Cooldown:   int64(cfg.Planner.Cooldown),
 		PromoteMin: cfg.Planner.PromoteMin,
 		Reuse:      cfg.Planner.ReuseEpochs,
+		Headroom:   cfg.Planner.Headroom,
 	}
 	pc.Budget.MoveBytes = epochBytes(cfg) // what the mover can move: see moverConfig
 	if d.slowNode < 0 {

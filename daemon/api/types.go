@@ -261,6 +261,9 @@ type PlannerParams struct {
 	// ReuseEpochs: a slow block is promoted only after sampled accesses
 	// in two epochs at most this many apart (0: one epoch's accesses).
 	ReuseEpochs int `json:"reuse_epochs"`
+	// Headroom: the share of the fast tier kept free for promotions by
+	// demoting blocks with no recent accesses (0: none).
+	Headroom float64 `json:"headroom"`
 	// ReconcileEpochs and ReconcilePages: how often the daemon re-reads
 	// where its blocks are (0: never) and how many pages a pass reads.
 	ReconcileEpochs int `json:"reconcile_epochs"`

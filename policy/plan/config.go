@@ -84,6 +84,12 @@ type Config struct {
 	// again soon) is left where it is, so moving it costs nothing that
 	// reading it once could repay. 0 promotes on accesses in one epoch.
 	Reuse int
+	// Headroom is the share of the fast tier's capacity, in [0, 0.5],
+	// that plans keep free for the next promotions by demoting cold
+	// blocks with the migration budget left over (see keepHeadroom).
+	// 0 keeps none: every promotion into a full tier waits for a
+	// demotion.
+	Headroom float64
 }
 
 // Validate checks the config and returns an error naming the bad field.
@@ -115,6 +121,8 @@ func (c Config) Validate() error {
 		return bad("policy_touches", c.PolicyTouches, ">= 0")
 	case c.Reuse < 0 || c.Reuse > maxReuse:
 		return bad("reuse", c.Reuse, fmt.Sprintf("epochs in [0, %d]", maxReuse))
+	case !(c.Headroom >= 0 && c.Headroom <= maxHeadroom):
+		return bad("headroom", c.Headroom, fmt.Sprintf("a share of the capacity in [0, %g]", maxHeadroom))
 	}
 	for t, q := range b.TenantBytes {
 		if q < 0 {
@@ -138,6 +146,10 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// DefaultHeadroom is the Headroom the daemon and the simulator's tiering
+// mode keep unless told otherwise: an eighth of the fast tier.
+const DefaultHeadroom = 0.125
 
 // DefaultReuse is the Reuse window the daemon and the simulator's tiering
 // mode use unless told otherwise: 8 epochs.

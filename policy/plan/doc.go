@@ -81,6 +81,13 @@
 // metadata reorders at once, not at the block's next access; a class
 // change across ranks moves the block to another bucket.
 //
+// # Headroom
+//
+// With the migration budget a plan has left after its promotions, it
+// demotes blocks with no recent accesses (Headroom, keepHeadroom) until
+// that share of the capacity is free, so the next promotions go into free
+// room at once instead of each waiting for a victim's demotion.
+//
 // # Corrections from the caller
 //
 // SetTier corrects a block found in the other tier than reported (moved

@@ -23,9 +23,12 @@ const (
 	// ReasonCrossTenant demotes another tenant's block because the
 	// requesting tenant's own blocks were not enough.
 	ReasonCrossTenant
+	// ReasonHeadroom demotes a cold block to keep Config.Headroom of the
+	// fast tier free for the next promotions.
+	ReasonHeadroom
 )
 
-var reasonNames = [...]string{"hot", "pinned", "quota", "capacity", "cross_tenant"}
+var reasonNames = [...]string{"hot", "pinned", "quota", "capacity", "cross_tenant", "headroom"}
 
 // String returns the reason's name.
 func (r Reason) String() string {
@@ -177,11 +180,14 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	for _, n := range order {
 		if n.global > 0 {
-			n.global -= p.evictOthers(n.t, n.global, &bud, now, pl, n.guard())
+			n.global -= p.evictOthers(n.t, n.global, ReasonCrossTenant, &bud, now, pl, n.guard())
 		}
 	}
 	for _, n := range order {
 		p.commit(n, pl)
+	}
+	if !p.hold.Demote {
+		p.keepHeadroom(&bud, now, pl)
 	}
 	// Candidates were never pending, so the pending ones are this plan's
 	// promotions, listed in rank order.

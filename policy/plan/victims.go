@@ -51,7 +51,7 @@ func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
 		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl, noGuard)
 	}
 	if over := p.load() - c; c > 0 && over > 0 && !bud.empty() {
-		p.evictOthers(nil, over, bud, now, pl, noGuard)
+		p.evictOthers(nil, over, ReasonCapacity, bud, now, pl, noGuard)
 	}
 	return max(global, sum)
 }
@@ -132,9 +132,9 @@ func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
 // evictOthers frees up to bytes of blocks of tenants other than req (of
 // every tenant when req is nil): lowest sharing level first, then low
 // priority, then lowest class rank, then the tenant holding the most
-// fast-tier bytes. When req is
-// not nil every affected tenant gets an Event.
-func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
+// fast-tier bytes, for reason r. When req is not nil every affected tenant
+// gets an Event.
+func (p *Planner) evictOthers(req *tenant, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) int64 {
 	var others []*tenant
 	for _, t := range p.tenants {
@@ -148,10 +148,6 @@ func (p *Planner) evictOthers(req *tenant, bytes int64, bud *budget,
 		}
 		return others[i].id < others[j].id
 	})
-	r := ReasonCapacity
-	if req != nil {
-		r = ReasonCrossTenant
-	}
 	var freed int64
 	for sh := 0; sh < shareLevels; sh++ {
 		for pr := 0; pr < prioLevels; pr++ {

@@ -67,6 +67,7 @@ type Config struct {
 	PromoteMin float64 // planner promotion threshold (sampled accesses); 0 means 1
 	Decay      float64 // planner heat decay per epoch, in [0,1)
 	Reuse      int     // planner reuse window in epochs (plan.Config.Reuse); 0 is off
+	Headroom   float64 // planner headroom (plan.Config.Headroom); 0 is off
 }
 
 func (c *Config) horizon() int64 {

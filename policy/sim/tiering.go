@@ -32,7 +32,7 @@ func newTiering(cfg *Config, t *Trace) (*tiering, error) {
 	}
 	pl, err := plan.New(plan.Config{
 		Policy: cfg.Policy, Seed: cfg.Seed, Cooldown: cfg.Cooldown, PromoteMin: cfg.PromoteMin,
-		Decay: cfg.Decay, Reuse: cfg.Reuse,
+		Decay: cfg.Decay, Reuse: cfg.Reuse, Headroom: cfg.Headroom,
 		Budget: plan.Budget{FastBytes: h.Tiers[0].Capacity, MoveBlocks: cfg.MoveBlocks, MoveBytes: cfg.MoveBytes},
 	})
 	if err != nil {
