@@ -35,7 +35,8 @@ func newPlacementCmd() *cobra.Command {
 			"backing. With --range only the mappings overlapping START-END (hex) are shown,\n" +
 			"clipped to it. This works without the daemon (it needs ptrace access to the\n" +
 			"process); when the daemon runs, the KV regions it tracks for the process follow.\n" +
-			"With --region, ask the daemon for one region's blocks per node and tier.\n" +
+			"With --region, ask the daemon for one region's blocks per node and tier (page by\n" +
+			"page, 65536 blocks an answer, all of them).\n" +
 			"Each KV region gets a heat strip, one character per group of blocks:\n" +
 			"  " + stripLegend,
 		Args: cobra.NoArgs,

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
@@ -35,88 +34,6 @@ func (d *Daemon) regionView(c caller, id uint64) (api.Region, error) {
 		return api.Region{}, err
 	}
 	return r.view(), nil
-}
-
-// placement asks the kernel where the first page of each block of region
-// id lives, for caller c.
-func (d *Daemon) placement(c caller, id uint64) (api.Placement, error) {
-	d.mu.Lock()
-	r, err := d.regionFor(c, id)
-	if err != nil {
-		d.mu.Unlock()
-		return api.Placement{}, err
-	}
-	pid := r.pid()
-	pages := make([]uintptr, len(r.blocks))
-	for i := range pages {
-		pages[i] = uintptr(r.blockAddr(i))
-	}
-	heat := append([]float32(nil), r.heat...)
-	p := api.Placement{Region: id, PID: pid, BlockSize: r.blockSize, Nodes: map[string]int{},
-		Blocks: make([]api.BlockPlacement, len(pages))}
-	d.mu.Unlock()
-
-	status := make([]numa.PageStatus, len(pages))
-	if err := numa.QueryPages(pid, pages, status, 0); err != nil {
-		return p, err
-	}
-	for i, st := range status {
-		bp := api.BlockPlacement{Node: -1, Tier: "none", Heat: viewHeat(heat[i])}
-		if node, ok := st.OnNode(); ok {
-			bp.Node = node
-			if cls, err := d.topo.ClassOf(node); err == nil {
-				bp.Tier = cls.String()
-			}
-			p.Nodes[strconv.Itoa(node)]++
-			switch bp.Tier {
-			case "fast":
-				p.FastBlocks++
-			case "slow":
-				p.SlowBlocks++
-			}
-		} else {
-			p.Unmapped++
-		}
-		p.Blocks[i] = bp
-	}
-	return p, nil
-}
-
-func (d *Daemon) handlePlacement(w http.ResponseWriter, r *http.Request) {
-	c, id, err := callerAndID(r)
-	if err == nil {
-		var p api.Placement
-		if p, err = d.placement(c, id); err == nil {
-			writeJSON(w, http.StatusOK, p)
-			return
-		}
-	}
-	writeError(w, err)
-}
-
-func (d *Daemon) handlePlacements(w http.ResponseWriter, r *http.Request) {
-	c, err := callerOf(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	pid := 0
-	if s := r.URL.Query().Get("pid"); s != "" {
-		var err error
-		if pid, err = strconv.Atoi(s); err != nil || pid <= 0 {
-			writeError(w, badRequest("pid %q: want a positive integer", s))
-			return
-		}
-	}
-	out := []api.Placement{}
-	for _, reg := range d.regionViews(c, pid) {
-		p, err := d.placement(c, reg.ID)
-		if err != nil {
-			continue // dropped or exited meanwhile
-		}
-		out = append(out, p)
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // Status returns the daemon's status, as the API reports it.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,8 +49,13 @@ func liveCases(pid int, addr, n uint64) []liveCase {
 		{"hints past the end", "POST", "/v1/regions/{id}/hints", `{"blocks": [999999]}`, 400},
 		{"hints too large", "POST", "/v1/regions/{id}/hints", big, 413},
 		{"placement", "GET", "/v1/regions/{id}/placement", "", 200},
+		{"placement page", "GET", "/v1/regions/{id}/placement?offset=1&limit=2", "", 200},
+		{"placement limit over the maximum", "GET", "/v1/regions/{id}/placement?limit=65537", "", 400},
+		{"placement offset past the end", "GET", "/v1/regions/{id}/placement?offset=999999", "", 400},
 		{"placements", "GET", "/v1/placement?pid=" + strconv.Itoa(pid), "", 200},
+		{"placements page", "GET", "/v1/placement?offset=1&limit=1&pid=" + strconv.Itoa(pid), "", 200},
 		{"placements bad pid", "GET", "/v1/placement?pid=x", "", 400},
+		{"placements bad limit", "GET", "/v1/placement?limit=0", "", 400},
 		{"status", "GET", "/v1/status", "", 200},
 		{"topology", "GET", "/v1/topology", "", 200},
 		{"policy", "GET", "/v1/policy", "", 200},
@@ -93,6 +99,9 @@ func TestOpenAPILive(t *testing.T) {
 		}
 		op := strings.ToLower(c.method) + " " + doc.template(strings.SplitN(path, "?", 2)[0])
 		if err := doc.check(op, code, body); err != nil {
+			t.Errorf("%s: %s %s: %v", c.name, c.method, path, err)
+		}
+		if err := doc.checkQuery(op, path); err != nil {
 			t.Errorf("%s: %s %s: %v", c.name, c.method, path, err)
 		}
 		if code < 300 {
@@ -204,6 +213,33 @@ func (d liveDoc) resolve(v any) map[string]any {
 		m, _ = cur.(map[string]any)
 	}
 	return m
+}
+
+// checkQuery says whether every query parameter of path is one op
+// documents.
+func (d liveDoc) checkQuery(op, path string) error {
+	_, q, ok := strings.Cut(path, "?")
+	o := d.ops()[op]
+	if !ok || o == nil {
+		return nil
+	}
+	vals, err := url.ParseQuery(q)
+	if err != nil {
+		return err
+	}
+	documented := map[string]bool{}
+	params, _ := o["parameters"].([]any)
+	for _, p := range params {
+		if pm := d.resolve(p); pm["in"] == "query" {
+			documented[pm["name"].(string)] = true
+		}
+	}
+	for k := range vals {
+		if !documented[k] {
+			return fmt.Errorf("query parameter %q is not documented for %s", k, op)
+		}
+	}
+	return nil
 }
 
 // check says whether an answer of op is documented: its status is one of

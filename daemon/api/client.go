@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"syscall"
@@ -163,24 +162,6 @@ func (c *Client) Hints(ctx context.Context, id uint64, req HintsRequest) (HintsR
 	var r HintsResponse
 	err := c.do(ctx, http.MethodPost, "/regions/"+strconv.FormatUint(id, 10)+"/hints", req, &r)
 	return r, err
-}
-
-// Placement returns where a region's blocks live.
-func (c *Client) Placement(ctx context.Context, id uint64) (Placement, error) {
-	var p Placement
-	err := c.do(ctx, http.MethodGet, "/regions/"+strconv.FormatUint(id, 10)+"/placement", nil, &p)
-	return p, err
-}
-
-// PlacementByPID returns the placement of every region of pid (0: all).
-func (c *Client) PlacementByPID(ctx context.Context, pid int) ([]Placement, error) {
-	var ps []Placement
-	path := "/placement"
-	if pid != 0 {
-		path += "?pid=" + url.QueryEscape(strconv.Itoa(pid))
-	}
-	err := c.do(ctx, http.MethodGet, path, nil, &ps)
-	return ps, err
 }
 
 // Status returns the daemon's status.

@@ -10,8 +10,8 @@
 //	                                    mark ranges think_complete (UpdateRequest -> Region)
 //	DELETE /v1/regions/{id}             unregister a region
 //	POST   /v1/regions/{id}/hints       access hints from an engine (HintsRequest -> HintsResponse)
-//	GET    /v1/regions/{id}/placement   blocks per node and tier (Placement)
-//	GET    /v1/placement?pid=N          placement of every region (of one pid) ([]Placement)
+//	GET    /v1/regions/{id}/placement   blocks per node and tier, a page (?offset=&limit=) (Placement)
+//	GET    /v1/placement?pid=N          a page of every region (of one pid) ([]Placement)
 //	GET    /v1/status                   daemon health (Status)
 //	GET    /v1/topology                 NUMA nodes and their tiers (Topology)
 //	GET    /v1/policy                   policy and budgets (PolicyInfo)
@@ -26,6 +26,12 @@
 // conflict, 413 for a body over api.max_body, 429 over api.max_regions or
 // api.max_regions_per_process, 503 when the daemon is stopping or out of
 // file descriptors (retry later).
+//
+// Placement answers are paged: at most PlacementPageBlocks blocks an
+// answer, from the offset query parameter on; each says the region's
+// total blocks and the next page's offset. Client.Placement and
+// Client.PlacementByPID fetch every page; PlacementPage and
+// PlacementByPIDPage one answer.
 //
 // openapi.json in this directory is an OpenAPI 3.1 description of the
 // same API; tests keep it matched to the routes and to these types.

@@ -92,19 +92,31 @@ type Region struct {
 	Accesses   uint64    `json:"accesses"` // sampled and hinted accesses so far
 }
 
-// Placement is where the pages of a region's blocks live.
+// PlacementPageBlocks is the default and the largest limit of a
+// placement request: the blocks one answer lists at most (a region's
+// page, or all the pages of GET /v1/placement together).
+const PlacementPageBlocks = 65536
+
+// Placement is where the pages of a page of a region's blocks live:
+// blocks [Offset, Offset+len(Blocks)) of its TotalBlocks.
 type Placement struct {
 	Region    uint64 `json:"region"`
 	PID       int    `json:"pid"`
 	BlockSize uint64 `json:"block_size"`
-	// Nodes maps a NUMA node ID (decimal string) to the blocks whose first
-	// page is on it.
+	// Offset is the index of the first block of Blocks; TotalBlocks the
+	// region's blocks.
+	Offset      int `json:"offset"`
+	TotalBlocks int `json:"total_blocks"`
+	// NextOffset is the offset of the next page; absent on the last.
+	NextOffset *int `json:"next_offset,omitempty"`
+	// Nodes maps a NUMA node ID (decimal string) to the page's blocks
+	// whose first page is on it.
 	Nodes map[string]int `json:"nodes"`
-	// Blocks has one entry per block, in address order.
+	// Blocks has one entry per block of the page, in address order.
 	Blocks     []BlockPlacement `json:"blocks"`
-	FastBlocks int              `json:"fast_blocks"`
+	FastBlocks int              `json:"fast_blocks"` // of the page
 	SlowBlocks int              `json:"slow_blocks"`
-	// Unmapped counts blocks with no page present yet.
+	// Unmapped counts the page's blocks with no page present yet.
 	Unmapped int `json:"unmapped"`
 }
 

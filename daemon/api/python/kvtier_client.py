@@ -8,12 +8,16 @@ import http.client
 import json
 import os
 import socket
+import urllib.parse
 
 DEFAULT_SOCKET = "/run/kvtier/kvtier.sock"
 """Where the daemon listens unless configured otherwise."""
 
 SOCKET_ENV = "KVTIER_SOCKET"
 """Environment variable that overrides DEFAULT_SOCKET."""
+
+PLACEMENT_PAGE_BLOCKS = 65536
+"""The default and largest limit of a placement request, in blocks."""
 
 
 class KvtierError(Exception):
@@ -146,12 +150,40 @@ class Client:
         body = {"blocks": list(blocks), "write": bool(write)}
         return self.request("POST", "regions/%d/hints" % region_id, body)["accepted"]
 
-    def placement(self, region_id=None, pid=None):
-        """Returns where a region's blocks live (a dict); without a
-        region_id, a list for every region the caller sees (of pid)."""
+    def placement(self, region_id=None, pid=None, offset=None, limit=None):
+        """Returns where a page of a region's blocks lives (a dict): blocks
+        [offset, offset+limit) of its "total_blocks" (by default from 0, at
+        most PLACEMENT_PAGE_BLOCKS); "next_offset" names the next page and
+        is absent on the last; the counts are the page's. Without a
+        region_id, a list with that page of every region the caller sees
+        (of pid), limit blocks in all. placement_all joins the pages."""
+        query = {}
+        for key, value in (("pid", pid), ("offset", offset), ("limit", limit)):
+            if value is not None and (key != "pid" or region_id is None):
+                query[key] = int(value)
+        qs = ("?" + urllib.parse.urlencode(query)) if query else ""
         if region_id is not None:
-            return self.request("GET", "regions/%d/placement" % region_id)
-        return self.request("GET", "placement" + ("?pid=%d" % pid if pid else ""))
+            return self.request("GET", "regions/%d/placement%s" % (region_id, qs))
+        return self.request("GET", "placement" + qs)
+
+    def placement_all(self, region_id):
+        """Returns where every block of a region lives: its pages, asked
+        for in turn and joined into one dict as placement returns it."""
+        p = self.placement(region_id)
+        while p.get("next_offset") is not None:
+            q = self.placement(region_id, offset=p["next_offset"])
+            if q["offset"] != p["offset"] + len(p["blocks"]) or q["total_blocks"] != p["total_blocks"]:
+                raise ValueError("placement of region %d: page at block %d does not follow blocks %d-%d"
+                                 % (region_id, q["offset"], p["offset"], p["offset"] + len(p["blocks"])))
+            p["blocks"].extend(q["blocks"])
+            for node, n in q["nodes"].items():
+                p["nodes"][node] = p["nodes"].get(node, 0) + n
+            for key in ("fast_blocks", "slow_blocks", "unmapped"):
+                p[key] += q[key]
+            p.pop("next_offset")
+            if q.get("next_offset") is not None:
+                p["next_offset"] = q["next_offset"]
+        return p
 
     def regions(self):
         """Lists the regions the caller sees (all for root)."""

@@ -83,6 +83,24 @@ class ClientTest(unittest.TestCase):
         mine = self.client.placement(pid=os.getpid())
         self.assertIn(self.region["id"], [x["region"] for x in mine])
 
+    def test_placement_pages(self):
+        rid = self.region["id"]
+        got, offset = [], 0
+        for want in (3, 3, 2):
+            p = self.client.placement(rid, offset=offset, limit=3)
+            self.assertEqual((p["offset"], p["total_blocks"], len(p["blocks"])), (offset, BLOCKS, want))
+            offset += want
+            self.assertEqual(p.get("next_offset"), offset if offset < BLOCKS else None)
+            got.extend(b["tier"] for b in p["blocks"])
+        whole = self.client.placement_all(rid)
+        self.assertEqual((len(whole["blocks"]), whole.get("next_offset")), (BLOCKS, None))
+        self.assertEqual([b["tier"] for b in whole["blocks"]], got)
+        page = self.client.placement(pid=os.getpid(), limit=1)
+        self.assertLessEqual(sum(len(x["blocks"]) for x in page), 1)
+        for bad in ({"limit": 0}, {"limit": kvtier_client.PLACEMENT_PAGE_BLOCKS + 1}, {"offset": BLOCKS + 1}):
+            with self.subTest(**bad), self.assertRaises(kvtier_client.BadRequest):
+                self.client.placement(rid, **bad)
+
     def test_status(self):
         s = self.client.status()
         self.assertGreater(s["pid"], 0)
