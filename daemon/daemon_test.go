@@ -12,6 +12,7 @@ import (
 
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/internal/testutil"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 const testConfig = `
@@ -245,7 +246,7 @@ func TestDaemonReload(t *testing.T) {
 	pol, _ := td.client.Policy(ctx)
 	if pol.Name != "fifo" || pol.Epoch != "50ms" || pol.Budgets.PagesPerEpoch != 128 ||
 		pol.Planner != (api.PlannerParams{Decay: 0.25, Cooldown: "100ms", PromoteMin: 1, ReuseEpochs: 8,
-			ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages}) {
+			Headroom: plan.DefaultHeadroom, ReconcileEpochs: DefaultReconcileEpochs, ReconcilePages: DefaultReconcilePages}) {
 		t.Fatalf("policy after reload = %+v", pol)
 	}
 	if r, err := td.client.Region(ctx, reg.ID); err != nil || r.Blocks != reg.Blocks {

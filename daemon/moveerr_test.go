@@ -24,6 +24,7 @@ kernel_tiering = "report"
 sampler "fault" {}
 planner {
   cooldown = "0s"
+  headroom = 0 # only the budget's 15 demotions
 }
 budgets {
   fast_bytes = "64KiB"
