@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,22 +33,6 @@ func fixtureDaemon(t *testing.T, src string) (*Daemon, *testutil.SyncBuffer) {
 	return d, logs
 }
 
-// pidfds counts this process's open pidfds.
-func pidfds(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); l == "anon_inode:[pidfd]" {
-			n++
-		}
-	}
-	return n
-}
-
 // TestUnregisterDuringMove: a region unregistered while the mover works on
 // its blocks (the epoch loop releases the lock for the mover) keeps its
 // process handle open until the mover is done with it, then closes it.
@@ -70,7 +53,7 @@ budgets {
 }
 `)
 	wl := startWorkload(t)
-	before := pidfds(t)
+	before := testutil.Pidfds(t)
 	reg, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 4096,
 		source: "test", priority: policy.PriorityNormal, refcount: 1})
 	if err != nil {
@@ -100,7 +83,7 @@ budgets {
 		t.Fatal(err)
 	}
 	<-done
-	if n := pidfds(t); n != before {
+	if n := testutil.Pidfds(t); n != before {
 		t.Errorf("%d pidfds open after the epoch, %d before the region: the dropped region's handle leaked", n, before)
 	}
 	d.mu.Lock()

@@ -54,7 +54,7 @@ func TestProcErrorOutOfFiles(t *testing.T) {
 func TestRegisterOutOfFiles(t *testing.T) {
 	d, _ := fixtureDaemon(t, handleConfig)
 	wl := startWorkload(t)
-	before := pidfds(t)
+	before := testutil.Pidfds(t)
 	half := wl.Size / 2 / 4096 * 4096
 	live, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: half, blockSz: 4096,
 		source: "test", priority: policy.PriorityNormal, refcount: 1})
@@ -80,7 +80,7 @@ func TestRegisterOutOfFiles(t *testing.T) {
 	if !ok {
 		t.Fatal("the live region was dropped")
 	}
-	if got := pidfds(t) - before; got != 1 {
+	if got := testutil.Pidfds(t) - before; got != 1 {
 		t.Errorf("%d pidfds after the refused registration, want 1 (the live region's)", got)
 	}
 }

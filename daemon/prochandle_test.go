@@ -3,6 +3,7 @@ package daemon
 import (
 	"testing"
 
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -40,10 +41,10 @@ func registerSlices(t *testing.T, d *Daemon, pid int, addr, size uint64, n int) 
 func TestOneHandlePerProcess(t *testing.T) {
 	d, _ := fixtureDaemon(t, handleConfig)
 	wl := startWorkload(t)
-	before := pidfds(t) // os/exec holds one on the workload
+	before := testutil.Pidfds(t) // os/exec holds one on the workload
 	const n = 16
 	ids := registerSlices(t, d, wl.PID(), wl.Addr, wl.Size, n)
-	if got := pidfds(t) - before; got != 1 {
+	if got := testutil.Pidfds(t) - before; got != 1 {
 		t.Fatalf("%d regions of one process opened %d pidfds, want 1", n, got)
 	}
 	for _, id := range ids[:n-1] {
@@ -51,7 +52,7 @@ func TestOneHandlePerProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := pidfds(t) - before; got != 1 {
+	if got := testutil.Pidfds(t) - before; got != 1 {
 		t.Fatalf("%d pidfds with one region left, want 1", got)
 	}
 	d.mu.Lock()
@@ -64,7 +65,7 @@ func TestOneHandlePerProcess(t *testing.T) {
 	if err := d.removeRegion(ids[n-1]); err != nil {
 		t.Fatal(err)
 	}
-	if got := pidfds(t) - before; got != 0 {
+	if got := testutil.Pidfds(t) - before; got != 0 {
 		t.Errorf("%d pidfds after the last region of the process went, want 0", got)
 	}
 }
@@ -76,7 +77,7 @@ func TestOneHandlePerProcess(t *testing.T) {
 func TestSharedHandleDuringMove(t *testing.T) {
 	d, _ := fixtureDaemon(t, handleConfig)
 	wl := startWorkload(t)
-	before := pidfds(t)
+	before := testutil.Pidfds(t)
 	ids := registerSlices(t, d, wl.PID(), wl.Addr, wl.Size, 3)
 	d.mu.Lock()
 	moving := d.regions[ids[1]]
@@ -84,7 +85,7 @@ func TestSharedHandleDuringMove(t *testing.T) {
 	for _, id := range ids {
 		d.dropRegionLocked(d.regions[id], "unregistered")
 	}
-	if got := pidfds(t) - before; got != 1 {
+	if got := testutil.Pidfds(t) - before; got != 1 {
 		t.Errorf("%d pidfds while the mover still runs on a dropped region, want 1", got)
 	}
 	if err := moving.proc.Check(); err != nil {
@@ -92,7 +93,7 @@ func TestSharedHandleDuringMove(t *testing.T) {
 	}
 	d.moverDone([]plannedMove{{r: moving}})
 	d.mu.Unlock()
-	if got := pidfds(t) - before; got != 0 {
+	if got := testutil.Pidfds(t) - before; got != 0 {
 		t.Errorf("%d pidfds after the mover was done, want 0", got)
 	}
 }
@@ -101,10 +102,10 @@ func TestSharedHandleDuringMove(t *testing.T) {
 func TestHandlesOfTwoProcesses(t *testing.T) {
 	d, _ := fixtureDaemon(t, handleConfig)
 	a, b := startWorkload(t), startWorkload(t)
-	before := pidfds(t)
+	before := testutil.Pidfds(t)
 	registerSlices(t, d, a.PID(), a.Addr, a.Size, 4)
 	registerSlices(t, d, b.PID(), b.Addr, b.Size, 4)
-	if got := pidfds(t) - before; got != 2 {
+	if got := testutil.Pidfds(t) - before; got != 2 {
 		t.Errorf("8 regions of 2 processes opened %d pidfds, want 2", got)
 	}
 }

@@ -17,14 +17,7 @@ import (
 // and the next plan promotes pinned block 0. Before, nothing ever re-read
 // placement: a pinned block moved to the slow node stayed there.
 func TestReconcilePlacement(t *testing.T) {
-	d, _ := fixtureDaemon(t, `
-epoch = "10s"
-kernel_tiering = "report"
-sampler "fault" {}
-tiers {
-  fast = [1]
-  slow = [0]
-}
+	d, _ := fixtureDaemon(t, swappedTiers+`
 planner {
   reconcile_epochs = 1
   reconcile_pages  = 64
@@ -109,14 +102,7 @@ func TestReconcileBackoff(t *testing.T) {
 // a region with the pinned ranges, block 1 moved behind the daemon's back
 // at epoch 20, and returns the epochs that ran a pass.
 func reconcilePasses(t *testing.T, pinned []api.Range) []uint64 {
-	d, _ := fixtureDaemon(t, `
-epoch = "10s"
-kernel_tiering = "report"
-sampler "fault" {}
-tiers {
-  fast = [1]
-  slow = [0]
-}
+	d, _ := fixtureDaemon(t, swappedTiers+`
 planner {
   reconcile_epochs = 2
 }
@@ -186,25 +172,9 @@ func TestPlacementPages(t *testing.T) {
 // covers 8 blocks of 16 pages instead of 4, and still finds a block that
 // moved whole behind the daemon's back.
 func TestReconcileSampled(t *testing.T) {
-	d, _ := fixtureDaemon(t, `
-epoch = "10s"
-kernel_tiering = "report"
-sampler "fault" {}
-tiers {
-  fast = [1]
-  slow = [0]
-}
-`)
-	const blockSz = 64 << 10 // 16 pages
-	wl := startWorkload(t)
-	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: blockSz,
-		source: "test", priority: policy.PriorityNormal, refcount: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, r := slowFixture(t)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r := d.regions[v.ID]
 	now := d.now()
 	if ok, err := d.planner.SetTier(r.blocks[5].ID, true, now); !ok || err != nil {
 		t.Fatalf("making block 5 fast: %v, %v", ok, err)

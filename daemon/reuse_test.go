@@ -53,12 +53,9 @@ func TestReuseEvidence(t *testing.T) {
 	}
 }
 
-// slowFixture is a daemon on the two-node fixture with the tiers swapped
-// (node 0, where this host's pages are, slow) and one region of a
-// workload's buffer, registered with every block slow.
-func slowFixture(t *testing.T) (*Daemon, *region) {
-	t.Helper()
-	d, _ := fixtureDaemon(t, `
+// swappedTiers is a config for the two-node fixture with the tiers
+// swapped: node 0, where this host's pages are, is the slow node.
+const swappedTiers = `
 epoch = "10s"
 kernel_tiering = "report"
 sampler "fault" {}
@@ -66,7 +63,14 @@ tiers {
   fast = [1]
   slow = [0]
 }
-`)
+`
+
+// slowFixture is a daemon on the two-node fixture with the tiers swapped
+// (node 0, where this host's pages are, slow) and one region of a
+// workload's buffer, registered with every block slow.
+func slowFixture(t *testing.T) (*Daemon, *region) {
+	t.Helper()
+	d, _ := fixtureDaemon(t, swappedTiers)
 	wl := startWorkload(t)
 	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: wl.Addr, length: wl.Size, blockSz: 64 << 10,
 		source: "test", priority: policy.PriorityNormal, refcount: 1})

@@ -42,9 +42,15 @@ func AttachProcess(pid int, startTime uint64) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.startedAt(startTime)
+}
+
+// startedAt returns p if it started at startTime, else closes it and
+// returns an error wrapping ErrPIDReused.
+func (p *Process) startedAt(startTime uint64) (*Process, error) {
 	if p.start != startTime {
 		p.Close()
-		return nil, fmt.Errorf("pid %d started at tick %d, recorded %d: %w", pid, p.start, startTime, ErrPIDReused)
+		return nil, fmt.Errorf("pid %d started at tick %d, recorded %d: %w", p.pid, p.start, startTime, ErrPIDReused)
 	}
 	return p, nil
 }

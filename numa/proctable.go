@@ -1,7 +1,6 @@
 package numa
 
 import (
-	"fmt"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -70,11 +69,7 @@ func (t *ProcessTable) Attach(pid int, startTime uint64) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.start != startTime {
-		p.Close()
-		return nil, fmt.Errorf("pid %d started at tick %d, recorded %d: %w", pid, p.start, startTime, ErrPIDReused)
-	}
-	return p, nil
+	return p.startedAt(startTime)
 }
 
 // Len is the number of pidfds t holds open for processes that are alive

@@ -3,26 +3,11 @@ package numa
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
-)
 
-// openPidfds counts this process's open pidfds.
-func openPidfds(t *testing.T) int {
-	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); l == "anon_inode:[pidfd]" {
-			n++
-		}
-	}
-	return n
-}
+	"github.com/kvtier/kvtier/internal/testutil"
+)
 
 // tableOpen opens pid through tab, skipping without pidfd_open.
 func tableOpen(t *testing.T, tab *ProcessTable, pid int) *Process {
@@ -42,12 +27,12 @@ func tableOpen(t *testing.T, tab *ProcessTable, pid int) *Process {
 // last.
 func TestProcessTableShares(t *testing.T) {
 	var tab ProcessTable
-	before := openPidfds(t)
+	before := testutil.Pidfds(t)
 	var hs []*Process
 	for range 50 {
 		hs = append(hs, tableOpen(t, &tab, os.Getpid()))
 	}
-	if n := openPidfds(t) - before; n != 1 {
+	if n := testutil.Pidfds(t) - before; n != 1 {
 		t.Fatalf("50 handles on one process hold %d pidfds, want 1", n)
 	}
 	if tab.Len() != 1 {
@@ -61,13 +46,13 @@ func TestProcessTableShares(t *testing.T) {
 	if err := last.Check(); err != nil {
 		t.Fatalf("Check of the last handle after the others closed: %v", err)
 	}
-	if n := openPidfds(t) - before; n != 1 {
+	if n := testutil.Pidfds(t) - before; n != 1 {
 		t.Fatalf("%d pidfds with one handle left, want 1", n)
 	}
 	if err := last.Close(); err != nil {
 		t.Fatalf("Close of the last handle: %v", err)
 	}
-	if n := openPidfds(t) - before; n != 0 {
+	if n := testutil.Pidfds(t) - before; n != 0 {
 		t.Errorf("%d pidfds after every handle closed, want 0", n)
 	}
 	if tab.Len() != 0 {
@@ -92,7 +77,7 @@ func TestProcessTableExited(t *testing.T) {
 	b := tableOpen(t, &tab, pid)
 	child.Process.Kill()
 	child.Wait() // reaped: the PID names no process (os/exec's own pidfd is closed)
-	held := openPidfds(t)
+	held := testutil.Pidfds(t)
 	if err := a.Check(); !errors.Is(err, ErrProcessGone) {
 		t.Errorf("Check after the process exited: %v, want ErrProcessGone", err)
 	}
@@ -106,11 +91,11 @@ func TestProcessTableExited(t *testing.T) {
 		t.Errorf("Len() = %d after the process exited, want 0", tab.Len())
 	}
 	a.Close()
-	if n := openPidfds(t); n != held {
+	if n := testutil.Pidfds(t); n != held {
 		t.Errorf("%d pidfds with one handle left on the exited process, want %d", n, held)
 	}
 	b.Close()
-	if n := openPidfds(t); n != held-1 {
+	if n := testutil.Pidfds(t); n != held-1 {
 		t.Errorf("%d pidfds after every handle closed, want %d", n, held-1)
 	}
 }
@@ -119,7 +104,7 @@ func TestProcessTableExited(t *testing.T) {
 // attach releases its share.
 func TestProcessTableAttach(t *testing.T) {
 	var tab ProcessTable
-	before := openPidfds(t)
+	before := testutil.Pidfds(t)
 	p := tableOpen(t, &tab, os.Getpid())
 	q, err := tab.Attach(os.Getpid(), p.StartTime())
 	if err != nil {
@@ -130,7 +115,7 @@ func TestProcessTableAttach(t *testing.T) {
 		t.Errorf("Attach with another start time: %v, want ErrPIDReused", err)
 	}
 	p.Close()
-	if n := openPidfds(t) - before; n != 0 {
+	if n := testutil.Pidfds(t) - before; n != 0 {
 		t.Errorf("%d pidfds after every handle closed, want 0", n)
 	}
 }
@@ -140,7 +125,7 @@ func TestProcessTableAttach(t *testing.T) {
 func TestProcessTableConcurrent(t *testing.T) {
 	var tab ProcessTable
 	child := startChild(t)
-	before := openPidfds(t) // os/exec holds a pidfd on the child
+	before := testutil.Pidfds(t) // os/exec holds a pidfd on the child
 	pids := []int{os.Getpid(), child.Process.Pid}
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -164,7 +149,7 @@ func TestProcessTableConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := openPidfds(t) - before; n != 0 {
+	if n := testutil.Pidfds(t) - before; n != 0 {
 		t.Errorf("%d pidfds after every handle closed, want 0", n)
 	}
 }
