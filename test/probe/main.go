@@ -17,7 +17,7 @@ func main() {
 
 func run(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|metrics|scrape|wait-metric|wait-epochs|badinput|memcpy ...")
+		fmt.Fprintln(os.Stderr, "usage: probe record|topology|ctl|wait|where|move|api|as-user|region-id|authz|metrics|scrape|wait-metric|wait-epochs|badinput|memcpy ...")
 		return 2
 	}
 	var out any
@@ -49,6 +49,30 @@ func run(args []string) int {
 		}
 	case cmd == "api" && len(rest) == 2:
 		out, err = apiQuery(rest[0], rest[1])
+	case cmd == "as-user" && len(rest) >= 4 && rest[2] == "--":
+		var uid, gid int
+		if uid, err = strconv.Atoi(rest[0]); err == nil {
+			if gid, err = strconv.Atoi(rest[1]); err == nil {
+				err = asUser(uid, gid, rest[3:])
+			}
+		}
+	case cmd == "region-id" && len(rest) == 2:
+		var pid int
+		var id uint64
+		if pid, err = strconv.Atoi(rest[1]); err == nil {
+			if id, err = regionID(rest[0], pid); err == nil {
+				fmt.Println(id)
+				return 0
+			}
+		}
+	case cmd == "authz" && len(rest) == 3:
+		var pid int
+		var id uint64
+		if pid, err = strconv.Atoi(rest[1]); err == nil {
+			if id, err = strconv.ParseUint(rest[2], 10, 64); err == nil {
+				out, err = authz(rest[0], pid, id)
+			}
+		}
 	case cmd == "pick" && (len(rest) == 3 || len(rest) == 4):
 		var node, n, skip int
 		node, err = strconv.Atoi(rest[1])
