@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -20,6 +21,7 @@ func TestFaults(t *testing.T) {
 	})
 	t.Run("workload-exit", func(t *testing.T) { r.with(t).checkWorkloadExit() })
 	t.Run("daemon-sigkill", func(t *testing.T) { r.with(t).checkDaemonKill() })
+	t.Run("unprivileged", func(t *testing.T) { r.with(t).checkUnprivileged() })
 	t.Run("node-full", func(t *testing.T) { r.with(t).checkNodeFull() })
 }
 
@@ -70,9 +72,18 @@ func (r *run) checkWorkloadExit() {
 		slowA/(1<<20), blockString(b), s.last().labelled("kvtier_migration_errors_total"))
 }
 
+// faultsRegion is a region as GET /v1/regions lists it.
+type faultsRegion struct {
+	ID       uint64 `json:"id"`
+	PID      int    `json:"pid"`
+	Tenant   string `json:"tenant"`
+	Priority string `json:"priority"`
+}
+
 // checkDaemonKill: the daemon was SIGKILLed while demoting workload c;
-// every checksum matched; a new daemon took the re-registered workloads
-// over and ended within the budget.
+// every checksum matched; a new daemon restored b's and c's registrations
+// from its state file (neither registered again), placed their blocks and
+// ended within the budget.
 func (r *run) checkDaemonKill() {
 	killed := r.text("daemon-killed-metrics")
 	if !strings.HasSuffix(killed, "gone") {
@@ -85,11 +96,42 @@ func (r *run) checkDaemonKill() {
 	if len(slow) == 0 || len(slow) >= len(cb)-1 {
 		r.fatal("when the daemon was killed workload c had blocks %s on node 1: want a demotion under way", blockString(cb))
 	}
-	for _, step := range []string{"verify-c-killed", "verify-b-killed", "verify-c-restarted"} {
+	for _, step := range []string{"verify-c-killed", "verify-b-killed", "verify-c-restarted", "verify-b-restarted"} {
 		r.wantVerified(step)
 	}
-	for _, step := range []string{"register-c", "register-b"} {
-		r.step(step)
+	if log := r.text("daemon-log-one"); strings.Contains(log, "cannot save the registrations") {
+		r.fatal("the first daemon could not write its state file:\n%s", log[max(0, len(log)-3000):])
+	}
+	var saved struct {
+		Regions []struct {
+			Request struct {
+				PID    int    `json:"pid"`
+				Tenant string `json:"tenant"`
+			} `json:"request"`
+		} `json:"regions"`
+	}
+	r.decode("state-killed", &saved)
+	var pidB, pidC int
+	if _, err := fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC); err != nil {
+		r.fatal("pids-restarted = %q: %v", r.text("pids-restarted"), err)
+	}
+	want := map[string]int{"b": pidB, "c": pidC}
+	if len(saved.Regions) != 2 {
+		r.fatal("the state file the killed daemon left holds %d regions, want b's and c's: %s", len(saved.Regions), r.text("state-killed"))
+	}
+	var regions []faultsRegion
+	r.decode("regions-restarted", &regions)
+	got := map[string]int{}
+	for _, x := range regions {
+		got[x.Tenant] = x.PID
+	}
+	if len(regions) != 2 || got["b"] != pidB || got["c"] != pidC {
+		r.fatal("after the restart, without registering again, the daemon lists %+v, want tenant b (pid %d) and c (pid %d)",
+			regions, want["b"], want["c"])
+	}
+	log2 := r.text("daemon-log-two")
+	if !regexp.MustCompile(`registrations restored.* restored=2 dropped=0`).MatchString(log2) {
+		r.fatal("the restarted daemon did not log that it restored both registrations (first of its log):\n%s", log2[:min(len(log2), 3000)])
 	}
 	r.decode("where-c-restarted", &c)
 	cb = c.Arenas[0].Blocks
@@ -99,7 +141,7 @@ func (r *run) checkDaemonKill() {
 	if two.last().get(`kvtier_migrated_bytes_total{direction="demote"}`) == 0 || two.last().get(epochsTotal) < 10 {
 		r.fatal("the restarted daemon did not take over: %v epochs, %s", two.last().get(epochsTotal), two.last().labelled(migratedBytes))
 	}
-	// The restarted daemon reads where the re-registered blocks are (it
+	// The restarted daemon reads where the restored blocks are (it
 	// assumed them all fast, so demoting already-slow blocks freed room
 	// that was never there and node 0 went over the budget).
 	fast := len(onNode(c, seq(0, len(cb)), 0)) + len(onNode(b, seq(0, len(b.Arenas[0].Blocks)), 0))
@@ -109,6 +151,79 @@ func (r *run) checkDaemonKill() {
 			fast, split, blockString(cb), blockString(b.Arenas[0].Blocks))
 	}
 	r.t.Logf("killed the daemon with c at %s; after the restart c %s, b %s", blockString(r.blocksOf("where-c-killed")), blockString(cb), blockString(b.Arenas[0].Blocks))
+}
+
+// checkUnprivileged: a client as uid and gid 65534 (the API socket's
+// group) is refused pid 1, root's workload b, b's region (not found: it
+// cannot tell that the region exists) and trace recording, may register
+// its own process (with and without pid), and lists only its own regions;
+// b's region is unchanged afterwards.
+func (r *run) checkUnprivileged() {
+	var rep struct {
+		UID, GID, PID int
+		Steps         []struct {
+			Name string `json:"name"`
+			Code int    `json:"code"`
+			Body string `json:"body"`
+		} `json:"steps"`
+	}
+	r.decode("authz-nobody", &rep)
+	if rep.UID != 65534 || rep.GID != 65534 {
+		r.fatal("the client ran as uid %d gid %d, want 65534", rep.UID, rep.GID)
+	}
+	var pidB, pidC int
+	fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC)
+	rootRegion := r.text("authz-root-region")
+	want := map[string]int{"register-pid1": 403, "register-root-process": 403, "register-itself": 201,
+		"register-itself-by-pid": 201, "list": 200, "read-root-region": 404, "placement-root-region": 404,
+		"change-root-region": 404, "hint-root-region": 404, "unregister-root-region": 404, "placement-all": 200,
+		"trace-inside": 403, "trace-outside": 403}
+	for _, st := range rep.Steps {
+		w, ok := want[st.Name]
+		if !ok {
+			continue
+		}
+		delete(want, st.Name)
+		if st.Code != w {
+			r.fatal("%s as uid 65534 = %d %s, want %d", st.Name, st.Code, st.Body, w)
+		}
+		if st.Code >= 400 && strings.Contains(st.Body, "unmapped") {
+			r.fatal("%s as uid 65534 answers %s: an error text tells of another user's memory", st.Name, st.Body)
+		}
+		switch st.Name {
+		case "list":
+			var own []faultsRegion
+			if err := json.Unmarshal([]byte(st.Body), &own); err != nil {
+				r.fatal("list as uid 65534: %v: %s", err, st.Body)
+			}
+			if len(own) != 2 || own[0].PID != rep.PID || own[1].PID != rep.PID {
+				r.fatal("uid 65534 lists %+v, want its own two regions (pid %d) only", own, rep.PID)
+			}
+		case "placement-all":
+			if strings.Contains(st.Body, fmt.Sprintf(`"pid":%d`, pidB)) || strings.Contains(st.Body, fmt.Sprintf(`"pid":%d`, pidC)) ||
+				strings.Contains(st.Body, `"region":`+rootRegion+",") {
+				r.fatal("uid 65534 reads root's placement: %s", st.Body[:min(len(st.Body), 2000)])
+			}
+		}
+	}
+	if len(want) != 0 {
+		r.fatal("steps without an answer: %v", want)
+	}
+	var before, after []faultsRegion
+	r.decode("regions-restarted", &before)
+	r.decode("authz-regions-after", &after)
+	find := func(rs []faultsRegion) *faultsRegion {
+		for i := range rs {
+			if fmt.Sprint(rs[i].ID) == rootRegion {
+				return &rs[i]
+			}
+		}
+		return nil
+	}
+	if b, a := find(before), find(after); b == nil || a == nil || *a != *b || a.PID != pidB {
+		r.fatal("root's region %s (pid %d) before uid 65534's attempts %+v, after %+v: want it there and unchanged", rootRegion, pidB, b, a)
+	}
+	r.t.Logf("uid 65534 (pid %d) against root's region %s: %d answers as expected", rep.PID, rootRegion, len(rep.Steps))
 }
 
 func (r *run) blocksOf(step string) []int {

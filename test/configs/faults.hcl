@@ -3,6 +3,8 @@
 # workload and the daemon can be killed in the middle of one.
 epoch          = "500ms"
 kernel_tiering = "disable"
+# Created by faults.sh: the registrations survive the daemon's SIGKILL.
+state_dir      = "/run/kvtier-state"
 
 budgets {
   fast_bytes            = "16MiB"
@@ -17,6 +19,7 @@ policy "lru" {}
 api {
   socket = "/run/kvtier/kvtier.sock"
   mode   = "0660"
+  group  = "65534" # the unprivileged client of faults.sh
 }
 
 metrics {
