@@ -92,6 +92,10 @@ type Daemon struct {
 	closed     bool
 	restoring  bool // restoreState runs: no saving until it is done
 
+	// restoreFloor: the IDs above it, up to nextID, are kept for the
+	// registrations restoreState restores (see reserveID).
+	restoreFloor uint64
+
 	saver stateWriter // writes the registrations file; not guarded by mu
 	beat  heartbeat   // the epoch loop's, for the watchdog; not guarded by mu
 }

@@ -34,6 +34,9 @@ type savedRegion struct {
 	StartTime uint64 `json:"start_time"` // the process's /proc/PID/stat field 22
 	UID       uint32 `json:"uid"`        // the process's real uid
 	Owner     uint32 `json:"owner"`      // uid of the caller that registered it
+	// ID is the region's ID, kept across the restart (the engine holds it
+	// for hints and changes); 0 in files of older daemons: a new ID.
+	ID uint64 `json:"id,omitempty"`
 }
 
 // stateFile is the registrations file's content.
@@ -137,7 +140,7 @@ func (d *Daemon) savedLocked() stateFile {
 			Tenant: r.tenant, Class: r.class.String(), Priority: PriorityName(r.priority),
 			RefCount: r.refcount, Pinned: append([]api.Range{}, r.pinned...), Name: r.name}
 		st.Regions = append(st.Regions, savedRegion{Request: req, RefCount: r.refcount,
-			StartTime: r.proc.StartTime(), UID: r.uid, Owner: r.owner})
+			StartTime: r.proc.StartTime(), UID: r.uid, Owner: r.owner, ID: r.id})
 	}
 	return st
 }

@@ -115,12 +115,56 @@ func TestRestartKeepsRegistration(t *testing.T) {
 		t.Fatalf("%d regions after the restart, want 1\n%s", len(regs), td.logs)
 	}
 	got := regs[0]
-	if got.PID != before.PID || got.Addr != before.Addr || got.Length != before.Length || got.Tenant != "alice" ||
+	if got.ID != before.ID || got.PID != before.PID || got.Addr != before.Addr || got.Length != before.Length || got.Tenant != "alice" ||
 		got.Priority != "high" || got.Name != "kv" || got.Blocks != before.Blocks {
 		t.Errorf("restored region %+v, registered %+v", got, before)
 	}
 	if !strings.Contains(td.logs.String(), "restored=1") {
 		t.Errorf("no restored=1 in the log:\n%s", td.logs)
+	}
+}
+
+// TestRestartKeepsRegionID: a restored region keeps its ID (the engine
+// holds it for hints and changes) even when lower IDs are gone, and the
+// next registration gets a higher one.
+func TestRestartKeepsRegionID(t *testing.T) {
+	dir := t.TempDir()
+	wl := startWorkload(t)
+	ctx := context.Background()
+	td := startDaemon(t, persistConfig(dir))
+	req := api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size}
+	first, err := td.client.Register(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := td.client.Unregister(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	before, err := td.client.Register(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.stop()
+	if before.ID == 1 {
+		t.Fatalf("the second registration has ID 1: the test needs a gap")
+	}
+	td = startDaemon(t, persistConfig(dir))
+	regs, err := td.client.Regions(ctx)
+	if err != nil || len(regs) != 1 {
+		t.Fatalf("after the restart: %+v, %v\n%s", regs, err, td.logs)
+	}
+	if regs[0].ID != before.ID {
+		t.Errorf("restored region has ID %d, registered as %d", regs[0].ID, before.ID)
+	}
+	if err := td.client.Unregister(ctx, regs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	next, err := td.client.Register(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.ID <= before.ID {
+		t.Errorf("a registration after the restart has ID %d, not above the restored %d", next.ID, before.ID)
 	}
 }
 

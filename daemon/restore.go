@@ -38,6 +38,12 @@ func (d *Daemon) restoreState() {
 		return
 	}
 	d.setRestoring(true)
+	d.mu.Lock()
+	d.restoreFloor = d.nextID
+	for _, sr := range st.Regions {
+		d.nextID = max(d.nextID, sr.ID)
+	}
+	d.mu.Unlock()
 	kept := 0
 	for _, sr := range st.Regions {
 		if err := d.restoreOne(sr); err != nil {
@@ -89,7 +95,7 @@ func (d *Daemon) restoreOne(sr savedRegion) error {
 	if err != nil {
 		return err
 	}
-	spec.refcount, spec.startTime = sr.RefCount, sr.StartTime
+	spec.refcount, spec.startTime, spec.id = sr.RefCount, sr.StartTime, sr.ID
 	// The process is the one its owner was allowed to register: it acts
 	// as the process itself, and the region keeps its owner.
 	_, err = d.addRegionAs(caller{pid: pid, uid: sr.Owner}, spec)

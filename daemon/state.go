@@ -40,6 +40,7 @@ type regionSpec struct {
 	owner                 uint32 // uid that may change the region (0: root only)
 	uid                   uint32 // the process's real uid, read at registration
 	startTime             uint64 // if not 0, the process must have this start time (a restored registration)
+	id                    uint64 // if not 0 and free, the region's ID (a restored registration keeps its ID)
 	// fast is the tier of each block as read at registration; nil counts
 	// every block fast.
 	fast []bool

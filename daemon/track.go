@@ -71,12 +71,18 @@ func (d *Daemon) admitLocked(s *regionSpec) error {
 	return nil
 }
 
-// reserveID checks s (admitLocked) and returns a new region ID.
+// reserveID checks s (admitLocked) and returns a new region ID: s.id for a
+// restored registration if no region has it and no ID above restoreFloor
+// was handed out (restoreState raised nextID past the saved IDs).
 func (d *Daemon) reserveID(s *regionSpec) (uint64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.admitLocked(s); err != nil {
 		return 0, err
+	}
+	if _, taken := d.regions[s.id]; s.id != 0 && !taken && s.id > d.restoreFloor {
+		d.nextID = max(d.nextID, s.id)
+		return s.id, nil
 	}
 	d.nextID++
 	return d.nextID, nil
