@@ -108,6 +108,7 @@ func (r *run) checkDaemonKill() {
 				PID    int    `json:"pid"`
 				Tenant string `json:"tenant"`
 			} `json:"request"`
+			ID uint64 `json:"id"`
 		} `json:"regions"`
 	}
 	r.decode("state-killed", &saved)
@@ -128,6 +129,15 @@ func (r *run) checkDaemonKill() {
 	if len(regions) != 2 || got["b"] != pidB || got["c"] != pidC {
 		r.fatal("after the restart, without registering again, the daemon lists %+v, want tenant b (pid %d) and c (pid %d)",
 			regions, want["b"], want["c"])
+	}
+	// The workloads hint and change their regions by the IDs they were
+	// given: each region keeps its ID.
+	for _, sr := range saved.Regions {
+		for _, x := range regions {
+			if x.Tenant == sr.Request.Tenant && x.ID != sr.ID {
+				r.fatal("tenant %s's region had ID %d before the kill and %d after the restart", x.Tenant, sr.ID, x.ID)
+			}
+		}
 	}
 	log2 := r.text("daemon-log-two")
 	if !regexp.MustCompile(`registrations restored.* restored=2 dropped=0`).MatchString(log2) {
