@@ -53,7 +53,7 @@ func TestBinaryDaemon(t *testing.T) {
 	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "kvtier.hcl")
-	os.WriteFile(cfgPath, []byte(testConfig), 0o600)
+	os.WriteFile(cfgPath, []byte(persistConfig(dir)), 0o600) // never /var/lib/kvtier
 	sock := filepath.Join(dir, "k.sock")
 	bd := startBinaryDaemon(t, bin, "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0")
 	logs, cmd := bd.logs, bd.cmd
@@ -87,7 +87,7 @@ func TestBinaryDaemon(t *testing.T) {
 	testutil.Eventually(t, 5*time.Second, "the failed reload to be logged", func() bool {
 		return strings.Contains(logs.String(), "reload failed") && strings.Contains(logs.String(), "kvtier.hcl:1:1")
 	})
-	os.WriteFile(cfgPath, []byte(strings.Replace(testConfig, `policy "lru"`, `policy "fifo"`, 1)), 0o600)
+	os.WriteFile(cfgPath, []byte(strings.Replace(persistConfig(dir), `policy "lru"`, `policy "fifo"`, 1)), 0o600)
 	cmd.Process.Signal(syscall.SIGHUP)
 	testutil.Eventually(t, 5*time.Second, "the reload", func() bool {
 		p, err := c.Policy(ctx)

@@ -117,7 +117,7 @@ func TestBinaryLogFlags(t *testing.T) {
 	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "kvtier.hcl")
-	os.WriteFile(cfgPath, []byte(testConfig+"log {\n  level = \"debug\"\n}\n"), 0o600)
+	os.WriteFile(cfgPath, []byte(persistConfig(dir)+"log {\n  level = \"debug\"\n}\n"), 0o600)
 	out, err := exec.Command(bin, "daemon", "--config", cfgPath, "--log-level", "loud").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--log-level") {

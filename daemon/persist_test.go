@@ -124,6 +124,25 @@ func TestRestartKeepsRegistration(t *testing.T) {
 	}
 }
 
+// TestStateDirCreated: a missing state_dir is created (0700) and the
+// registrations survive a restart.
+func TestStateDirCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "var", "lib", "kvtier")
+	wl := startWorkload(t)
+	registerForRestart(t, dir, wl.PID(), wl.Addr, wl.Size)
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("state_dir after the first daemon: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err != nil {
+		t.Fatal(err)
+	}
+	td := startDaemon(t, persistConfig(dir))
+	if regs, err := td.client.Regions(context.Background()); err != nil || len(regs) != 1 {
+		t.Fatalf("after the restart: %+v, %v\n%s", regs, err, td.logs)
+	}
+}
+
 // TestRestartKeepsRegionID: a restored region keeps its ID (the engine
 // holds it for hints and changes) even when lower IDs are gone, and the
 // next registration gets a higher one.

@@ -13,7 +13,9 @@ import (
 // process that registered it.
 var errProcessChanged = errors.New("the registered process is gone or changed")
 
-// restoreState registers again the API registrations of the state file,
+// restoreState creates the state directory if it is missing (0700, as the
+// unit's StateDirectory would), then registers again the API
+// registrations of the state file,
 // each only if its process is still the one that registered it (same pid,
 // start time and uid); the others are dropped and logged. A file that
 // cannot be parsed is logged with where it is corrupt, moved aside and
@@ -21,6 +23,10 @@ var errProcessChanged = errors.New("the registered process is gone or changed")
 func (d *Daemon) restoreState() {
 	path := d.statePath()
 	log := d.log.Named("state")
+	if err := os.MkdirAll(d.cfg.StateDir, 0o700); err != nil {
+		log.Warn("cannot create the state directory; registrations will not survive a restart",
+			"dir", d.cfg.StateDir, "error", err)
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return
