@@ -101,6 +101,14 @@ func (r *run) checkKernelTiering() {
 	if !st.Moving || st.KernelTiering.Action != "disabled" {
 		r.fatal("kernel_tiering = disable: status says moving %v, kernel_tiering %+v", st.Moving, st.KernelTiering)
 	}
+	var restored []struct {
+		ID     uint64 `json:"id"`
+		Tenant string `json:"tenant"`
+	}
+	r.decode("regions-restored", &restored)
+	if len(restored) != 1 || restored[0].Tenant != "a" {
+		r.fatal("after the daemon's restart it has regions %+v, want the workload's, restored", restored)
+	}
 	r.decode("where-disable", &w)
 	fast := onNode(w, seq(0, len(w.Arenas[0].Blocks)), 0)
 	if len(fast)*2 > 8 {

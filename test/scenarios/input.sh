@@ -24,7 +24,9 @@ daemon_stop report
 
 daemon_start disable /etc/kvtier/tiering-disable.hcl
 probe record balancing-after-disable -- cat /proc/sys/kernel/numa_balancing
-probe record register-again -- probe ctl /run/wl-report.sock register
+# The workload's registration survives the daemon's restart (state_dir):
+# the region comes back with its id, and the workload need not register.
+probe record regions-restored -- probe api "$SOCK" regions
 touch_every report 6 0-3 1
 probe record where-disable -- probe where /run/wl-report.sock
 probe record status-disable -- probe api "$SOCK" status
