@@ -107,6 +107,42 @@ func TestEventFilter(t *testing.T) {
 	}
 }
 
+// TestConfiguredLimits: api { min_block_size, max_block_size,
+// max_label_bytes } bound what a registration may name, with a 400 that
+// names the setting; a bad setting is a config error at its position.
+func TestConfiguredLimits(t *testing.T) {
+	d := newHandlerDaemon(t, "sampler \"fault\" {}\napi {\n  min_block_size = \"64KiB\"\n  max_block_size = \"2MiB\"\n  max_label_bytes = 8\n}\n")
+	h := d.routes()
+	wl := startWorkload(t)
+	body := func(bs uint64, tenant string) string {
+		return fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":%d,"tenant":%q}`, wl.PID(), wl.Addr, wl.Size, bs, tenant)
+	}
+	for _, tc := range []struct {
+		name, body, want string
+		code             int
+	}{
+		{"below the minimum", body(32<<10, "a"), "api.min_block_size", 400},
+		{"above the maximum", body(4<<20, "a"), "api.max_block_size", 400},
+		{"long name", body(64<<10, "ninechars"), "api.max_label_bytes", 400},
+		{"within", body(64<<10, "eightchr"), "", 201},
+	} {
+		rec := do(h, "POST", "/v1/regions", tc.body)
+		if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Errorf("%s: %d %s, want %d naming %q", tc.name, rec.Code, rec.Body, tc.code, tc.want)
+		}
+	}
+	for _, bad := range []struct{ src, pos string }{
+		{"api {\n  min_block_size = \"1KiB\"\n}\n", "2:20"},
+		{"api {\n  max_block_size = \"2GiB\"\n}\n", "2:20"},
+		{"api {\n  min_block_size = \"2MiB\"\n  max_block_size = \"1MiB\"\n}\n", "3:20"},
+		{"api {\n  max_label_bytes = 256\n}\n", "2:21"},
+	} {
+		if _, err := ParseConfig("limits.hcl", []byte(bad.src)); err == nil || !strings.Contains(err.Error(), "limits.hcl:"+bad.pos) {
+			t.Errorf("config %q: error %v, want one at %s", bad.src, err, bad.pos)
+		}
+	}
+}
+
 // TestRegionLimits: one region over api.max_regions_per_process or
 // api.max_regions is a 429 that names the setting.
 func TestRegionLimits(t *testing.T) {
@@ -221,11 +257,12 @@ func FuzzCheckLabel(f *testing.F) {
 	for _, s := range []string{"", "tenant-a", "a\xffb", "\u00e9t\u00e9", "a\nb", strings.Repeat("x", 65)} {
 		f.Add(s)
 	}
+	lim := DefaultLimits()
 	f.Fuzz(func(t *testing.T, s string) {
-		if checkLabel("tenant", s) != nil {
+		if lim.checkLabel("tenant", s) != nil {
 			return
 		}
-		if len(s) > MaxLabelBytes || !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
+		if len(s) > lim.MaxLabelBytes || !utf8.ValidString(s) || strings.ContainsRune(s, utf8.RuneError) {
 			t.Fatalf("checkLabel accepted %q", s)
 		}
 	})

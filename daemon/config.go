@@ -162,6 +162,8 @@ type APIConfig struct {
 	// IdleTimeout closes keep-alive connections that idle that long.
 	ReadTimeout time.Duration
 	IdleTimeout time.Duration
+	// Limits bound the block sizes and names a registration may use.
+	Limits Limits
 }
 
 // MetricsConfig is the Prometheus listener.
@@ -190,7 +192,7 @@ func DefaultConfig() *Config {
 		MaxTenants: DefaultMaxTenants,
 		Policy:     policy.Spec{Name: DefaultPolicy, Params: map[string]string{}},
 		API: APIConfig{Socket: DefaultSocket, Mode: 0o660, MaxBody: DefaultMaxBody, MaxRegions: DefaultMaxRegions,
-			MaxRegionsPerProcess: DefaultMaxRegionsPerProcess, ReadTimeout: DefaultReadTimeout,
+			MaxRegionsPerProcess: DefaultMaxRegionsPerProcess, ReadTimeout: DefaultReadTimeout, Limits: DefaultLimits(),
 			IdleTimeout: DefaultIdleTimeout},
 		Metrics:  MetricsConfig{Listen: DefaultMetricsAddr},
 		Log:      LogConfig{Level: "info"},

@@ -30,8 +30,6 @@ const (
 
 // Fixed limits of the API.
 const (
-	// MaxLabelBytes bounds tenant and region names.
-	MaxLabelBytes = 64
 	// readHeaderTimeout bounds reading a request's headers.
 	readHeaderTimeout = 10 * time.Second
 	// maxHeaderBytes bounds a request's headers.
@@ -47,6 +45,9 @@ type rawAPI struct {
 	MaxRegionsPerPr hcl.Expression `hcl:"max_regions_per_process,optional"`
 	ReadTimeout     hcl.Expression `hcl:"read_timeout,optional"`
 	IdleTimeout     hcl.Expression `hcl:"idle_timeout,optional"`
+	MinBlockSize    hcl.Expression `hcl:"min_block_size,optional"`
+	MaxBlockSize    hcl.Expression `hcl:"max_block_size,optional"`
+	MaxLabelBytes   hcl.Expression `hcl:"max_label_bytes,optional"`
 }
 
 type rawRecord struct {
@@ -88,6 +89,26 @@ func (d *decoder) api(a *rawAPI, cfg *Config) {
 		d.check(dur >= 100*time.Millisecond && dur <= time.Hour, a.IdleTimeout, "idle_timeout",
 			"a duration between 100ms and 1h")
 		cfg.API.IdleTimeout = dur
+	}
+	d.limits(a, cfg)
+}
+
+// limits decodes the api block's registration limits.
+func (d *decoder) limits(a *rawAPI, cfg *Config) {
+	lim := &cfg.API.Limits
+	for _, b := range []struct {
+		e    hcl.Expression
+		name string
+		dst  *uint64
+	}{{a.MinBlockSize, "min_block_size", &lim.MinBlockSize}, {a.MaxBlockSize, "max_block_size", &lim.MaxBlockSize}} {
+		if v, ok := d.size(b.e, b.name); ok {
+			d.check(hardLimits.checkBlockSize(uint64(v)) == nil, b.e, b.name, hardLimits.blockSizeWant())
+			*b.dst = uint64(v)
+		}
+	}
+	d.check(lim.MinBlockSize <= lim.MaxBlockSize, a.MaxBlockSize, "max_block_size", "a size at least min_block_size")
+	if n, ok := d.integer(a.MaxLabelBytes, "max_label_bytes", 1, maxLabelBound); ok {
+		lim.MaxLabelBytes = int(n)
 	}
 }
 

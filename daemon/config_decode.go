@@ -247,7 +247,7 @@ func (d *decoder) budgets(b *rawBudgets, cfg *Config) {
 		if _, dup := cfg.Budgets.Tenants[t.Name]; dup {
 			d.fail(t.DefRange, "Duplicate tenant", fmt.Sprintf("tenant %q has two budgets", t.Name))
 		}
-		if err := checkLabel("tenant", t.Name); err != nil {
+		if err := hardLimits.checkLabel("tenant", t.Name); err != nil {
 			d.fail(t.DefRange, "Invalid tenant name", err.Error())
 		}
 		if isNull(t.FastBytes) {
@@ -322,7 +322,7 @@ func (d *decoder) rule(r *rawRule, cfg *Config) {
 	set(&rule.Cgroup, r.Cgroup)
 	set(&rule.Mapping, r.Mapping)
 	set(&rule.Tenant, r.Tenant)
-	if err := checkLabel("tenant", rule.Tenant); err != nil {
+	if err := hardLimits.checkLabel("tenant", rule.Tenant); err != nil {
 		d.fail(r.DefRange, "Invalid tenant name", fmt.Sprintf("rule %q: %v", r.Name, err))
 	}
 	if s, ok := d.str(r.Cmdline, "cmdline"); ok {
@@ -344,7 +344,7 @@ func (d *decoder) rule(r *rawRule, cfg *Config) {
 		rule.MinSize = v
 	}
 	if v, ok := d.size(r.BlockSize, "block_size"); ok {
-		d.check(checkBlockSize(uint64(v)) == nil, r.BlockSize, "block_size", blockSizeWant)
+		d.check(hardLimits.checkBlockSize(uint64(v)) == nil, r.BlockSize, "block_size", hardLimits.blockSizeWant())
 		rule.BlockSize = v
 	}
 	if v, ok := d.size(r.PinnedPrefix, "pinned_prefix"); ok {

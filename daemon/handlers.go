@@ -143,7 +143,7 @@ func (d *Daemon) handleRegister(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	spec, err := specFromRequest(req)
+	spec, err := specFromRequest(req, d.Config().API.Limits)
 	if err != nil {
 		writeError(w, err)
 		return

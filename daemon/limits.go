@@ -10,14 +10,36 @@ import (
 	"github.com/kvtier/kvtier/numa"
 )
 
-// Block-size bounds: a multiple of the page size between these.
+// Hard bounds of the API's limits: what api { min_block_size,
+// max_block_size, max_label_bytes } may be set to.
 const (
-	minBlockSize = 4 << 10
-	maxBlockSize = 1 << 30
+	minBlockSize   = 4 << 10
+	maxBlockSize   = 1 << 30
+	maxLabelBound  = 255
+	defaultLabelsz = 64
 )
 
+// Limits bound what a registration may name (the api block's
+// min_block_size, max_block_size and max_label_bytes). Names in the config
+// file are the operator's own and are checked against the hard bounds.
+type Limits struct {
+	MinBlockSize, MaxBlockSize uint64 // a block size is a multiple of the page size between these
+	MaxLabelBytes              int    // tenant and region names
+}
+
+// DefaultLimits are the API's limits unless the config sets them.
+func DefaultLimits() Limits {
+	return Limits{MinBlockSize: minBlockSize, MaxBlockSize: maxBlockSize, MaxLabelBytes: defaultLabelsz}
+}
+
+// hardLimits are the widest limits the config may set.
+var hardLimits = Limits{MinBlockSize: minBlockSize, MaxBlockSize: maxBlockSize, MaxLabelBytes: maxLabelBound}
+
 // blockSizeWant says what a block size must be.
-var blockSizeWant = fmt.Sprintf("a multiple of the page size (%d) between 4KiB and 1GiB", numa.PageSize)
+func (l Limits) blockSizeWant() string {
+	return fmt.Sprintf("a multiple of the page size (%d) between %s and %s", numa.PageSize,
+		sizeString(l.MinBlockSize), sizeString(l.MaxBlockSize))
+}
 
 // Sentinels of the limit checks.
 var (
@@ -26,25 +48,38 @@ var (
 )
 
 // checkBlockSize returns an error saying what is wrong with block size b.
-func checkBlockSize(b uint64) error {
+func (l Limits) checkBlockSize(b uint64) error {
 	ps := uint64(numa.PageSize)
 	switch {
-	case b < minBlockSize:
-		return fmt.Errorf("%w: %d is less than 4KiB", errBadBlockSize, b)
-	case b > maxBlockSize:
-		return fmt.Errorf("%w: %d is more than 1GiB", errBadBlockSize, b)
+	case b < l.MinBlockSize:
+		return fmt.Errorf("%w: %d is less than %s (api.min_block_size)", errBadBlockSize, b, sizeString(l.MinBlockSize))
+	case b > l.MaxBlockSize:
+		return fmt.Errorf("%w: %d is more than %s (api.max_block_size)", errBadBlockSize, b, sizeString(l.MaxBlockSize))
 	case b%ps != 0:
 		return fmt.Errorf("%w: %d is not a multiple of the page size %d", errBadBlockSize, b, ps)
 	}
 	return nil
 }
 
+// sizeString writes b in the largest binary unit that divides it.
+func sizeString(b uint64) string {
+	for _, u := range []struct {
+		name  string
+		bytes uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if b >= u.bytes && b%u.bytes == 0 {
+			return fmt.Sprintf("%d%s", b/u.bytes, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", b)
+}
+
 // checkLabel checks a tenant or region name: at most MaxLabelBytes bytes
 // of valid UTF-8, printable characters only. U+FFFD is refused too: it is
 // what JSON decoding makes of invalid UTF-8 and of lone surrogate escapes.
-func checkLabel(field, s string) error {
-	if len(s) > MaxLabelBytes {
-		return fmt.Errorf("%w: %s: %d bytes, want at most %d", errBadLabel, field, len(s), MaxLabelBytes)
+func (l Limits) checkLabel(field, s string) error {
+	if len(s) > l.MaxLabelBytes {
+		return fmt.Errorf("%w: %s: %d bytes, want at most %d (api.max_label_bytes)", errBadLabel, field, len(s), l.MaxLabelBytes)
 	}
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("%w: %s: not valid UTF-8", errBadLabel, field)

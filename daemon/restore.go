@@ -97,7 +97,7 @@ func (d *Daemon) restoreOne(sr savedRegion) error {
 		return fmt.Errorf("%w: pid %d now has uid %d, the registered process had %d",
 			errProcessChanged, pid, cr.UIDs[0], sr.UID)
 	}
-	spec, err := specFromRequest(sr.Request)
+	spec, err := specFromRequest(sr.Request, hardLimits) // accepted once: a lowered limit keeps it
 	if err != nil {
 		return err
 	}

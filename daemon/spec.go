@@ -10,7 +10,7 @@ import (
 
 // specFromRequest validates the fields of a register request that need no
 // process. The pid must be set (handleRegister fills in the caller's).
-func specFromRequest(req api.RegisterRequest) (regionSpec, error) {
+func specFromRequest(req api.RegisterRequest, lim Limits) (regionSpec, error) {
 	s := regionSpec{pid: req.PID, addr: req.Addr, length: req.Length, blockSz: req.BlockSize,
 		tenant: req.Tenant, name: req.Name, source: "api", priority: policy.PriorityNormal,
 		refcount: 1, pinned: req.Pinned}
@@ -18,8 +18,8 @@ func specFromRequest(req api.RegisterRequest) (regionSpec, error) {
 		s.blockSz = DefaultBlockSize
 	}
 	ps := uint64(numa.PageSize)
-	if err := checkBlockSize(s.blockSz); err != nil {
-		return s, badRequest("block_size %d: want %s (%v)", s.blockSz, blockSizeWant, err)
+	if err := lim.checkBlockSize(s.blockSz); err != nil {
+		return s, badRequest("block_size %d: want %s (%v)", s.blockSz, lim.blockSizeWant(), err)
 	}
 	switch {
 	case req.PID <= 0:
@@ -35,10 +35,10 @@ func specFromRequest(req api.RegisterRequest) (regionSpec, error) {
 	case req.RefCount < 0:
 		return s, badRequest("refcount %d: want >= 0", req.RefCount)
 	}
-	if err := checkLabel("tenant", req.Tenant); err != nil {
+	if err := lim.checkLabel("tenant", req.Tenant); err != nil {
 		return s, badRequest("%v", err)
 	}
-	if err := checkLabel("name", req.Name); err != nil {
+	if err := lim.checkLabel("name", req.Name); err != nil {
 		return s, badRequest("%v", err)
 	}
 	return specOptions(s, req)

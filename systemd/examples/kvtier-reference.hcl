@@ -107,6 +107,9 @@ api {
   max_regions_per_process = 1024  # regions of one process; one more is a 429
   read_timeout            = "30s" # reading one request, body included
   idle_timeout            = "60s" # keep-alive connections idle that long are closed
+  min_block_size          = "4KiB" # block sizes a registration may use: page multiples in [min, max]
+  max_block_size          = "1GiB" # (hard bounds 4KiB and 1GiB)
+  max_label_bytes         = 64     # tenant and region names, printable UTF-8 (1 to 255)
 }
 
 metrics {
