@@ -362,3 +362,41 @@ func checkChunks(t *testing.T, c *core) {
 		t.Fatalf("%d chunks named, %d free, the map has %d", len(named), len(free), c.objs.Regions.MaxEntries())
 	}
 }
+
+// TestDamonEvents: a DAMON region within one block counts an event of it
+// (one aggregation interval: a separate observation); one across several
+// blocks counts their accesses but no event, since a single pass over the
+// merged region would otherwise look like separate reads of each block.
+func TestDamonEvents(t *testing.T) {
+	requireRoot(t)
+	damon, err := load("damon-events", kvtierProgOnDamonTest, Options{}.withDefaults(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer damon.Close()
+	const base, bs = 0x10000000, 4 * page
+	pid := uint32(os.Getpid())
+	if err := damon.Watch(Region{ID: 5, PID: pid, Start: base, End: base + 4*bs, BlockSize: bs}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][3]uint64{{base + bs, base + 2*bs, 3}, {base + 2*bs, base + 4*bs, 2}} {
+		if _, err := damon.objs.Prog.Run(&ebpf.RunOptions{Context: []uint64{uint64(pid), r[0], r[1], r[2]}}); err != nil {
+			if errors.Is(err, ebpf.ErrNotSupported) {
+				t.Skipf("BPF_PROG_TEST_RUN of raw tracepoints: %v", err)
+			}
+			t.Fatal(err)
+		}
+	}
+	counts, err := damon.Drain(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint32][2]uint64{1: {3, 1}, 2: {2, 0}, 3: {2, 0}} // block: accesses, events
+	got := map[uint32][2]uint64{}
+	for _, c := range counts {
+		got[c.Block] = [2]uint64{c.Accesses, c.Events}
+	}
+	if !maps.Equal(got, want) {
+		t.Fatalf("DAMON counts (block: accesses, events) %v, want %v", got, want)
+	}
+}

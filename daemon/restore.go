@@ -3,6 +3,7 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -46,7 +47,13 @@ func (d *Daemon) restoreState() {
 	d.setRestoring(true)
 	d.mu.Lock()
 	d.restoreFloor = d.nextID
-	for _, sr := range st.Regions {
+	for i, sr := range st.Regions {
+		if sr.ID > math.MaxUint32 {
+			// Block IDs and the samplers hold a region ID in 32 bits:
+			// a larger one (a damaged file) gets a new ID.
+			st.Regions[i].ID = 0
+			continue
+		}
 		d.nextID = max(d.nextID, sr.ID)
 	}
 	d.mu.Unlock()

@@ -226,7 +226,7 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	if d.rec != nil && reason != "" {
 		d.rec.freed(r, d.now())
 	}
-	d.untrack(r, len(r.blocks))
+	d.untrack(r, r.tracked) // a region still being added has tracked only these
 	delete(d.regions, r.id)
 	d.releaseTenant(r.tenant)
 	d.metrics.regions.Set(float64(len(d.regions)))

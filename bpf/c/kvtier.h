@@ -12,7 +12,10 @@
 #define SEARCH_STEPS 13  /* binary search steps: ceil(log2(MAX_REGIONS + 1)) */
 #define MAX_SPAN 64      /* blocks counted per hint call */
 
-enum kind { KIND_UNKNOWN = 0, KIND_READ = 1, KIND_WRITE = 2 };
+/* KIND_SPREAD: accesses seen over several blocks at once (a DAMON region
+ * DAMON merged across blocks): they count, but not as an event of each
+ * block, which would make a single pass look like separate reads. */
+enum kind { KIND_UNKNOWN = 0, KIND_READ = 1, KIND_WRITE = 2, KIND_SPREAD = 3 };
 
 enum stat { STAT_EVENTS, STAT_MATCHED, STAT_OUTSIDE, STAT_DROPS, STAT_MAX };
 
@@ -56,9 +59,12 @@ struct count_val {
 	__u64 events;
 };
 
-/* tgid -> regions; max_entries is set by the loader. */
+/* tgid -> regions; max_entries is set by the loader. Not preallocated: a
+ * replaced entry is freed after an RCU grace period, so a program still
+ * reading the old list never sees it reused for another process. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 256);
 	__type(key, __u32);
 	__type(value, struct watch_proc);
@@ -135,7 +141,8 @@ __attribute__((noinline)) int count_block(__u32 region, __u32 block, __u64 n, in
 		__sync_fetch_and_add(&v->reads, n);
 	else if (kind == KIND_WRITE)
 		__sync_fetch_and_add(&v->writes, n);
-	__sync_fetch_and_add(&v->events, 1);
+	if (kind != KIND_SPREAD)
+		__sync_fetch_and_add(&v->events, 1);
 	v->last_seen = now;
 	stat_add(STAT_MATCHED, 1);
 	return 0;

@@ -136,11 +136,12 @@ struct damon_blocks {
 	__u64 n;   /* nr_accesses */
 	__u64 now;
 	__u32 id;
+	int kind;  /* KIND_SPREAD when the DAMON region covers several blocks */
 };
 
 static long damon_block(__u64 i, struct damon_blocks *b)
 {
-	count_block(b->id, b->first + i, b->n, KIND_UNKNOWN, b->now);
+	count_block(b->id, b->first + i, b->n, b->kind, b->now);
 	return 0;
 }
 
@@ -160,7 +161,9 @@ __attribute__((noinline)) int damon_overlap(struct watch_proc *p, __u32 i, __u64
 	__u64 lo = start > rs ? start : rs;
 	__u64 hi = end < re ? end : re;
 	struct damon_blocks b = { .first = (lo - rs) / bs, .n = n, .now = bpf_ktime_get_ns(), .id = r->id };
-	bpf_loop((hi - 1 - rs) / bs - b.first + 1, damon_block, &b, 0);
+	__u64 nb = (hi - 1 - rs) / bs - b.first + 1;
+	b.kind = (nb > 1 || start < rs || end > re) ? KIND_SPREAD : KIND_UNKNOWN;
+	bpf_loop(nb, damon_block, &b, 0);
 	return 0;
 }
 
@@ -178,7 +181,8 @@ static long damon_region_cb(__u64 i, struct damon_walk *w)
 	if (w->k + i >= w->nr)
 		return 1;
 	struct watch_proc *p = bpf_map_lookup_elem(&watch, &w->tgid);
-	if (!p || damon_overlap(p, w->k + i, w->start, w->end, w->n))
+	/* The list may have shrunk since the walk began. */
+	if (!p || w->k + i >= p->n || damon_overlap(p, w->k + i, w->start, w->end, w->n))
 		return 1;
 	w->hit = 1;
 	return 0;

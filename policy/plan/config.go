@@ -86,7 +86,8 @@ type Config struct {
 	Reuse int
 	// Headroom is the share of the fast tier's capacity, in [0, 0.5],
 	// that plans keep free for the next promotions by demoting cold
-	// blocks with the migration budget left over (see keepHeadroom).
+	// blocks (unseen for 8 epochs) with the migration budget left over
+	// (see keepHeadroom).
 	// 0 keeps none: every promotion into a full tier waits for a
 	// demotion.
 	Headroom float64

@@ -1,12 +1,21 @@
 package plan
 
-import "github.com/kvtier/kvtier/policy"
+import (
+	"math"
 
-// coldShare bounds the heat of a block that keepHeadroom may demote: at
-// most this share of PromoteMin. With the default decay (0.5 an epoch) a
-// block sampled a few times an epoch gets there after 7-10 epochs without
-// an access; one sampled in the last few epochs never does.
-const coldShare = 1.0 / 64
+	"github.com/kvtier/kvtier/policy"
+)
+
+// coldEpochs is how long a block must go unseen by every source, and have
+// been tracked, before keepHeadroom may demote it: a block just tracked
+// (a new registration, a daemon that restored its regions) has no history
+// yet and is not cold, and with any decay, a block read every few epochs
+// never is.
+const coldEpochs = 8
+
+// coldOnly is the guard of headroom demotions (see take): the victim must
+// be cold, whatever its heat.
+var coldOnly = math.Inf(-1)
 
 // maxHeadroom bounds Config.Headroom.
 const maxHeadroom = 0.5
@@ -16,10 +25,11 @@ const maxHeadroom = 0.5
 // plan's own moves counted). The next promotions then go into free room
 // at once, each one move instead of a demotion and a promotion in turn,
 // which halves the time a new hot set takes to arrive; the demotions that
-// refill the room come in later, quieter epochs. Only blocks with no
-// recent evidence leave (heat at most coldShare of PromoteMin), policy
-// order first, every tenant's lowest buckets first: a fast tier whose
-// blocks are all warm keeps them, and the headroom waits.
+// refill the room come in later, quieter epochs. Only cold blocks leave
+// (no source saw them for coldEpochs epochs), policy order first, every
+// tenant's lowest buckets first: a fast tier whose blocks are all in use
+// keeps them, and the headroom waits. Quotas are caps, not reservations:
+// a tenant under its quota may lose a cold block to the headroom.
 func (p *Planner) keepHeadroom(bud *budget, now policy.Time, pl *Plan) {
 	c := p.capacity()
 	if p.cfg.Headroom <= 0 || c <= 0 || bud.empty() {
@@ -29,6 +39,15 @@ func (p *Planner) keepHeadroom(bud *budget, now policy.Time, pl *Plan) {
 	if want <= 0 {
 		return
 	}
-	guard := p.cfg.promoteMin() * (1 + coldShare)
-	p.evictOthers(nil, want, ReasonHeadroom, bud, now, pl, guard)
+	p.evictOthers(nil, want, ReasonHeadroom, bud, now, pl, coldOnly)
+}
+
+// cold reports whether no source saw e in the last coldEpochs epochs and
+// it was tracked at least that long ago.
+func (p *Planner) cold(e *entry) bool {
+	last := int64(e.trackedAt)
+	for _, s := range e.sight {
+		last = max(last, int64(s.epoch))
+	}
+	return int64(p.epoch)-last >= coldEpochs
 }

@@ -10,8 +10,10 @@ import (
 )
 
 // TestHeadroom: plans keep Headroom of the capacity free by demoting cold
-// blocks, policy order first, within the move budget, never a block with
-// recent accesses; the next promotion then goes into the free room alone.
+// blocks (unseen for coldEpochs epochs, tracked at least as long), policy
+// order first, within the move budget, never a block with recent accesses
+// or one just tracked; the next promotion then goes into the free room
+// alone.
 func TestHeadroom(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -35,6 +37,14 @@ func TestHeadroom(t *testing.T) {
 				h.track(id, 0, 100, true)
 			}
 			h.track(11, 0, 100, false)
+			// Blocks just tracked have no history: not cold for
+			// coldEpochs plans, whatever the headroom.
+			for i := 0; i < coldEpochs; i++ {
+				if pl := h.plan(); len(pl.Demote)+len(pl.Promote) != 0 {
+					t.Fatalf("plan %d moves %v and %v: blocks tracked %d epochs ago are not cold yet",
+						i+1, ids(pl.Demote), ids(pl.Promote), i+1)
+				}
+			}
 			h.access(tc.hot...)
 			pl := h.plan()
 			if got := ids(pl.Demote); !slices.Equal(got, tc.demote) || len(pl.Promote) != 0 {

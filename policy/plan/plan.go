@@ -53,8 +53,9 @@ type Event struct {
 	Bytes     int64
 }
 
-// Plan is one epoch's tentative decision. Execute Demote before Promote
-// (demotions make the room) and report every move with Planner.Done.
+// Plan is one epoch's tentative decision. Execute its moves in Order
+// (demotions make the room before the promotions that need it) and report
+// every move with Planner.Done.
 type Plan struct {
 	Epoch   uint64
 	Demote  []Move
@@ -68,6 +69,9 @@ type Plan struct {
 	// Deferred counts promotion candidates left for a later epoch because
 	// of the migration budget or because no room could be made.
 	Deferred int
+	// shed is how many of Demote, first, bring an over-budget tier or
+	// tenant back under budget (Order runs them before any promotion).
+	shed int
 }
 
 // Bytes returns the bytes the plan moves.
@@ -159,6 +163,7 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	bud := p.newBudget()
 	if !p.hold.Demote {
 		pl.Shortage = p.shed(&bud, now, pl)
+		pl.shed = len(pl.Demote)
 	}
 	if p.hold.Promote {
 		pl.Deferred += len(cands)

@@ -67,6 +67,7 @@ type entry struct {
 	heatEpoch uint64
 	seenEpoch uint64 // epoch+1 in which the block joined touched
 	sight     [nSources]sight
+	trackedAt uint32 // epoch+1 in which the block was tracked
 	lastMove  policy.Time
 	moved     bool
 	last      policy.Time // last sampled access

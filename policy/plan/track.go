@@ -19,7 +19,7 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	// move is no longer recognised.
 	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
-	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now}
+	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now, trackedAt: uint32(p.epoch + 1)}
 	e.pol = p.policyFor(t, e.bucket)
 	p.blocks[b.ID] = e
 	t.blocks++

@@ -69,7 +69,8 @@ var noGuard = math.Inf(1)
 // for promotions: a victim is demoted only if its heat is below the
 // coldest promotion's by at least PromoteMin, so a block is never swapped
 // out for one the samplers have seen no more of (with no samples at all,
-// nothing moves). Demotions an operator's budget requires pass noGuard.
+// nothing moves). Demotions an operator's budget requires pass noGuard;
+// the headroom's pass coldOnly (the victim must be cold, see cold).
 func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
 	for freed < bytes {
@@ -89,7 +90,11 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		}
 		// The candidates were ranked by their heat of the epoch this
 		// plan ends (p.epoch-1 by now): the victim's counts the same.
-		if p.heatAt(e, p.epoch-1)+p.cfg.promoteMin() > guard {
+		if guard == coldOnly {
+			if !p.cold(e) {
+				return freed, false
+			}
+		} else if p.heatAt(e, p.epoch-1)+p.cfg.promoteMin() > guard {
 			return freed, false
 		}
 		size := v.Meta.Size

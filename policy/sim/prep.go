@@ -50,7 +50,7 @@ type Opener func() (trace.Reader, error)
 type Trace struct {
 	Name     string
 	open     Opener
-	dense    []uint32      // block index of each record
+	dense    []uint32 // block index of each record
 	nextOnce sync.Once
 	next     []uint32 // per record: index (in accesses) of the next access of its block; nil until needed
 	nextErr  error
