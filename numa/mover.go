@@ -22,8 +22,9 @@ type Move struct {
 	Node int
 }
 
-// Plan is the moves of one epoch, executed in order: put demotions first
-// so that promotions find room.
+// Plan is the moves of one epoch, executed in order: put each demotion
+// before the promotion that needs its room (the daemon follows
+// plan.Plan.Order).
 type Plan []Move
 
 // Budgets bound what a Mover does. Zero fields are unlimited or defaulted.
