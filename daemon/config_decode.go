@@ -282,7 +282,7 @@ func (d *decoder) planner(p *rawPlanner, cfg *Config) {
 		cfg.Planner.ReuseEpochs = int(n)
 	}
 	if v, ok := d.number(p.Headroom, "headroom", func(f float64) bool { return f >= 0 && f <= 0.5 },
-		"a share of the fast tier between 0 and 0.5 such as 0.125"); ok {
+		"a share of the fast tier between 0 and 0.5 such as 0.125 (0: none)"); ok {
 		cfg.Planner.Headroom = v
 	}
 	if n, ok := d.integer(p.Reconcile, "reconcile_epochs", 0, 1<<20); ok {

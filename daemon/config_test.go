@@ -149,7 +149,7 @@ func TestParseConfigEmptyIsDefault(t *testing.T) {
 	def := DefaultConfig()
 	if cfg.Epoch != def.Epoch || cfg.API.Socket != def.API.Socket || cfg.Metrics.Listen != DefaultMetricsAddr ||
 		cfg.Policy.Name != DefaultPolicy || cfg.KernelTiering != KernelTieringReport || cfg.MoveDeadline() != def.Epoch*3/4 ||
-		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReuseEpochs: 8, Headroom: 0.125, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
+		cfg.Planner != def.Planner || def.Planner != (PlannerConfig{Decay: 0.5, Cooldown: 2 * time.Second, PromoteMin: 1, ReuseEpochs: 8, Headroom: 0, ReconcileEpochs: 4, ReconcilePages: 1 << 16}) ||
 		cfg.MaxTenants != DefaultMaxTenants {
 		t.Fatalf("empty config = %+v, want the defaults %+v", cfg, def)
 	}

@@ -38,7 +38,7 @@ planner {
   cooldown         = "2s"  # a block moved less than this ago stays (default 2 epochs; "0s" off)
   promote_min      = 1     # heat a slow block needs to be promoted
   reuse_epochs     = 8     # promote only blocks seen twice: in 2 sampler windows or hints of an epoch, or 2 epochs at most 8 apart (0: any)
-  headroom         = 0.125 # share of the fast tier kept free for promotions by demoting cold blocks (0: none)
+  headroom         = 0     # share of the fast tier kept free for promotions by demoting cold blocks (0: none)
   reconcile_epochs = 4     # re-read placement every N epochs, up to 8N while nothing drifts (0: never)
   reconcile_pages  = 65536 # pages queried per reconcile pass (8 a block, all where a region pins)
 }
