@@ -134,7 +134,7 @@ func BenchmarkEpochDecision(b *testing.B) {
 				now += epoch
 				d.mu.Lock()
 				defer d.mu.Unlock()
-				d.feedCountsLocked(&samplerState{name: "damon"}, epochs[i%len(epochs)], now, tenantHits{})
+				d.feedCountsLocked(openedState("damon"), epochs[i%len(epochs)], now, tenantHits{})
 				_, moves, mp := d.decideLocked(now)
 				b.StopTimer()
 				d.feedback(moves, succeeded(mp), now)

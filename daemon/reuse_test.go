@@ -39,7 +39,7 @@ func TestReuseEvidence(t *testing.T) {
 			now := d.now()
 			if tc.sampler != "" {
 				c := bpf.Count{Region: uint32(r.id), Block: 2, Accesses: 3, Events: tc.events}
-				d.feedCountsLocked(&samplerState{name: tc.sampler}, []bpf.Count{c}, now, tenantHits{})
+				d.feedCountsLocked(openedState(tc.sampler), []bpf.Count{c}, now, tenantHits{})
 			}
 			for range tc.hints {
 				d.accessLocked(r.id, 2, hintObservation, now, nil)
@@ -51,6 +51,13 @@ func TestReuseEvidence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openedState is the state of sampler name as openSampler leaves it, with
+// no sampler behind it.
+func openedState(name string) *samplerState {
+	sight, _ := bpf.SightOf(name)
+	return &samplerState{name: name, sight: sight}
 }
 
 // swappedTiers is a config for the two-node fixture with the tiers

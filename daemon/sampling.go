@@ -28,6 +28,9 @@ type samplerState struct {
 	s    bpf.Sampler // nil when opening failed or auto found none
 	err  error
 	last bpf.Stats
+	// sight is what the sampler sees (bpf.SightOf its name), looked up
+	// once when it opens: every drained count consults it.
+	sight bpf.Sight
 }
 
 // observation is what the sampler's drained count c says of its block's
@@ -39,14 +42,10 @@ type samplerState struct {
 // hints are.
 func (st *samplerState) observation(c bpf.Count) plan.Observation {
 	o := plan.Observation{Count: uint32(min(c.Accesses, math.MaxUint32)), Windows: 1}
-	sight, err := bpf.SightOf(st.name)
-	if err != nil {
-		return o
-	}
-	if sight.Reuse {
+	if st.sight.Reuse {
 		o.Windows = uint32(min(max(c.Events, 1), math.MaxUint32))
 	}
-	if sight.Hint {
+	if st.sight.Hint {
 		o.Source = plan.SourceHint
 	}
 	return o
@@ -95,6 +94,7 @@ func openSampler(log hclog.Logger, sc SamplerConfig, o Options, epoch time.Durat
 		st.s, err = bpf.Open(sc.Name, opts)
 	}
 	st.err = err
+	st.sight, _ = bpf.SightOf(st.name) // zero for autoNone: sees nothing
 	switch {
 	case st.auto && errors.Is(err, bpf.ErrNoAutoSampler):
 		log.Info("auto: chose no sampler: no candidate is available")
@@ -132,8 +132,7 @@ func samplingStatus(samplers []*samplerState) api.SamplingStatus {
 		if st.s == nil {
 			continue
 		}
-		sight, err := bpf.SightOf(st.name)
-		if err == nil && sight.SteadyState {
+		if st.sight.SteadyState {
 			return api.SamplingStatus{SteadyState: true}
 		}
 		faultOnly = append(faultOnly, st.name)

@@ -14,7 +14,11 @@ import (
 type stubSampler struct{ bpf.Sampler }
 
 func TestSamplingStatus(t *testing.T) {
-	on := func(name string) *samplerState { return &samplerState{name: name, s: stubSampler{}} }
+	on := func(name string) *samplerState {
+		st := openedState(name)
+		st.s = stubSampler{}
+		return st
+	}
 	failed := func(name string) *samplerState { return &samplerState{name: name, err: errors.New("x")} }
 	autoNone := &samplerState{name: "none", auto: true, err: bpf.ErrNoAutoSampler}
 	tests := []struct {
@@ -25,7 +29,7 @@ func TestSamplingStatus(t *testing.T) {
 	}{
 		{"damon", []*samplerState{on("damon")}, true, ""},
 		{"perf", []*samplerState{on("perf")}, true, ""},
-		{"auto chose damon", []*samplerState{{name: "damon", auto: true, s: stubSampler{}}}, true, ""},
+		{"auto chose damon", []*samplerState{func() *samplerState { st := on("damon"); st.auto = true; return st }()}, true, ""},
 		{"uprobe hints", []*samplerState{on("sw-page-faults"), on("uprobe")}, true, ""},
 		{"sw-page-faults", []*samplerState{on("sw-page-faults")}, false,
 			"no sampler sees steady-state accesses: sw-page-faults sees page faults only (first touches"},

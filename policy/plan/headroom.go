@@ -45,9 +45,6 @@ func (p *Planner) keepHeadroom(bud *budget, now policy.Time, pl *Plan) {
 // cold reports whether no source saw e in the last coldEpochs epochs and
 // it was tracked at least that long ago.
 func (p *Planner) cold(e *entry) bool {
-	last := int64(e.trackedAt)
-	for _, s := range e.sight {
-		last = max(last, int64(s.epoch))
-	}
-	return int64(p.epoch)-last >= coldEpochs
+	last := max(e.trackedAt, e.lastSeen())
+	return int64(p.epoch)-int64(last) >= coldEpochs
 }

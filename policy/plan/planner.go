@@ -65,7 +65,6 @@ type entry struct {
 	pending   int8
 	heat      float64
 	heatEpoch uint64
-	seenEpoch uint64 // epoch+1 in which the block joined touched
 	sight     [nSources]sight
 	trackedAt uint32 // epoch+1 in which the block was tracked
 	lastMove  policy.Time

@@ -50,3 +50,13 @@ func (s *sight) reused(cur, within uint32) bool {
 	}
 	return s.windows >= 2 || (s.prev != 0 && cur-s.prev <= within)
 }
+
+// lastSeen is the epoch (epoch+1, 0 for never) in which any source last
+// saw e.
+func (e *entry) lastSeen() uint32 {
+	var last uint32
+	for _, s := range e.sight {
+		last = max(last, s.epoch)
+	}
+	return last
+}

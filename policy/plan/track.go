@@ -169,12 +169,11 @@ func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) err
 	p.heatNow(e)
 	e.heat += float64(o.Count)
 	e.last = now
-	cur := p.epoch + 1
-	if e.seenEpoch != cur {
-		e.seenEpoch = cur
+	cur := uint32(p.epoch + 1)
+	if e.lastSeen() != cur { // first observation this epoch
 		p.touched = append(p.touched, e)
 	}
-	e.sight[o.Source].see(uint32(cur), max(o.Windows, 1))
+	e.sight[o.Source].see(cur, max(o.Windows, 1))
 	if e.b.Meta.Pinned {
 		return nil
 	}
