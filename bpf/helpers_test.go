@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kvtier/kvtier/internal/testutil"
 )
 
 const page = 4096
@@ -88,16 +90,7 @@ func progIDs(t testing.TB) map[uint32]bool {
 // events (anon inodes "bpf-map", "bpf-prog", "bpf_link", "perf_event").
 func kernelFDs(t testing.TB) int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range ents {
-		target, err := os.Readlink("/proc/self/fd/" + e.Name())
-		if err == nil && (strings.HasPrefix(target, "anon_inode:bpf") || target == "anon_inode:[perf_event]") {
-			n++
-		}
-	}
-	return n
+	return testutil.FDs(t, func(l string) bool {
+		return strings.HasPrefix(l, "anon_inode:bpf") || l == "anon_inode:[perf_event]"
+	})
 }

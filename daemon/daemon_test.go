@@ -261,31 +261,16 @@ func TestDaemonReload(t *testing.T) {
 // program or link open in this process.
 func TestDaemonDetachesBPF(t *testing.T) {
 	td := startDaemon(t, testConfig)
-	if n := bpfFDs(t); n == 0 {
+	if n := testutil.BPFFDs(t); n == 0 {
 		t.Fatal("no BPF fds while the daemon runs: the check below would prove nothing")
 	}
 	td.stop()
-	if n := bpfFDs(t); n != 0 {
+	if n := testutil.BPFFDs(t); n != 0 {
 		t.Fatalf("%d BPF fds left open after the daemon stopped", n)
 	}
 }
 
 // bpfFDs counts this process's fds on BPF programs, links and maps.
-func bpfFDs(t *testing.T) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range ents {
-		l, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
-		if strings.HasPrefix(l, "anon_inode:bpf") {
-			n++
-		}
-	}
-	return n
-}
-
 func isStatus(err error, code int) bool {
 	var se *api.StatusError
 	return errors.As(err, &se) && se.Code == code
