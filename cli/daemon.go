@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,6 +22,7 @@ type daemonFlags struct {
 	logLevel                string
 	logJSON                 *bool // nil: keep the config's log.json
 	check, asJSON           bool
+	cpuProfile              string
 }
 
 func newDaemonCmd() *cobra.Command {
@@ -55,6 +58,7 @@ func newDaemonCmd() *cobra.Command {
 	f.logJSON = fl.Bool("log-json", false, "log JSON lines, e.g. for journald (overrides log.json; --log-json=false forces text)")
 	fl.BoolVar(&f.check, "check", false, "validate the config and exit")
 	fl.BoolVar(&f.asJSON, "json", false, "with --check: print the result as JSON")
+	fl.StringVar(&f.cpuProfile, "cpu-profile", "", "write a Go CPU profile of the whole run to this file (go tool pprof reads it)")
 	return cmd
 }
 
@@ -98,7 +102,34 @@ func runDaemon(cmd *cobra.Command, f daemonFlags) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	go reloadOnHUP(ctx, d, f.config, hup)
-	return d.Run(ctx)
+	stopProfile, err := startCPUProfile(f.cpuProfile)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	return errors.Join(d.Run(ctx), stopProfile())
+}
+
+// startCPUProfile starts a Go CPU profile written to path ("" : none) and
+// returns the function that stops it and closes the file.
+func startCPUProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpu-profile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpu-profile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }
 
 // reloadOnHUP reloads the config on each SIGHUP; a bad config is logged by

@@ -41,6 +41,7 @@ func run() error {
 	prebuilt := flag.String("prebuilt", "", "directory with prebuilt guest binaries (kvtier, probe, hhwork) to use")
 	logs := flag.String("logs", "test/.cache/headtohead", "directory of the guests' console logs")
 	from := flag.String("from", "", "rewrite the report from this results.json instead of running")
+	profile := flag.String("profile", "", "directory receiving a Go CPU profile of each kvtier daemon (CONFIG.pprof)")
 	update := flag.String("update", "", "run -configs and replace their runs in this results.json (the others are kept)")
 	flag.Parse()
 	if *from != "" {
@@ -59,7 +60,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	opt.Prebuilt, opt.LogDir = *prebuilt, *logs
+	opt.Prebuilt, opt.LogDir, opt.ProfileDir = *prebuilt, *logs, *profile
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := bench.Run(ctx, opt)

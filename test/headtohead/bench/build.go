@@ -97,6 +97,9 @@ func (b *bench) initramfs(c Config, hcl, out string) error {
 	for k, v := range c.Env {
 		env[k] = v
 	}
+	if b.opt.ProfileDir != "" && c.Mode == ModeKvtier {
+		env["HH_PROFILE"] = "/run/kvtier.pprof"
+	}
 	items := []guest.Item{
 		{Path: "scenario.sh", Source: filepath.Join(hh, "scripts", "run.sh"), Mode: 0o644},
 		{Path: "lib.sh", Source: filepath.Join(sc, "lib.sh"), Mode: 0o644},

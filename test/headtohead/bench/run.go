@@ -36,6 +36,10 @@ type Options struct {
 	Log io.Writer
 	// Timeout limits each boot (0: the phases plus 6 minutes).
 	Timeout time.Duration
+	// ProfileDir, if set, receives a Go CPU profile of each kvtier
+	// daemon as CONFIG.pprof (the daemon's --cpu-profile; it adds the
+	// profiler's own cost, about 1%, to the daemon's CPU time).
+	ProfileDir string
 }
 
 // bench is a run under way.
@@ -147,6 +151,9 @@ func (b *bench) runOne(ctx context.Context, c Config) report.Run {
 	}
 	if boot.Results != nil {
 		collect(&run, boot.Results)
+		if err := b.saveProfile(c.Name, boot.Results); err != nil {
+			run.Errors = append(run.Errors, err.Error())
+		}
 	}
 	b.logf("%s: done in %.0fs: %s", c.Name, run.Wall, oneLine(&run))
 	return run
@@ -176,6 +183,21 @@ func (b *bench) saveLog(name string, console []byte) {
 	if err := os.MkdirAll(b.opt.LogDir, 0o755); err == nil {
 		_ = os.WriteFile(filepath.Join(b.opt.LogDir, name+".log"), console, 0o644)
 	}
+}
+
+// saveProfile writes the daemon's CPU profile, if the guest recorded one.
+func (b *bench) saveProfile(name string, rs *guest.Results) error {
+	r, ok := rs.Get("cpu-profile")
+	if b.opt.ProfileDir == "" || !ok {
+		return nil
+	}
+	if err := os.MkdirAll(b.opt.ProfileDir, 0o755); err != nil {
+		return fmt.Errorf("saving the CPU profile of %s: %w", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(b.opt.ProfileDir, name+".pprof"), r.Output, 0o644); err != nil {
+		return fmt.Errorf("saving the CPU profile of %s: %w", name, err)
+	}
+	return nil
 }
 
 // commit names the module's commit, with -dirty when the tree differs.

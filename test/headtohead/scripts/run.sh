@@ -13,7 +13,7 @@ case "$HH_MODE" in
 tpp) probe record tpp -- sh /hh/kernel.sh tpp ;;
 damos) probe record damos -- sh /hh/damos.sh start paddr ;;
 kvtier)
-	daemon_start hh "/etc/kvtier/$HH_CONFIG.hcl"
+	daemon_start hh "/etc/kvtier/$HH_CONFIG.hcl" ${HH_PROFILE:+--cpu-profile "$HH_PROFILE"}
 	# The daemon's event stream (its moves per epoch) for the console log,
 	# from a process not called kvtier (the CPU figures sum those).
 	ln -sf "$(command -v kvtier)" /run/kvtier-events
@@ -32,6 +32,7 @@ kvtier)
 	probe record metrics -- probe metrics "$METRICS"
 	probe record events -- sh -c 'grep -v "\"type\":\"regret\"" /run/events.ndjson | tail -n 2000'
 	daemon_stop hh
+	[ -n "$HH_PROFILE" ] && probe record cpu-profile -- cat "$HH_PROFILE"
 	;;
 esac
 probe record numastat -- sh -c 'cat /sys/devices/system/node/node*/meminfo | grep -E "MemTotal|MemFree"'
