@@ -1,0 +1,182 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kvtier/kvtier/policy/sim"
+	"github.com/kvtier/kvtier/policy/trace"
+)
+
+func readTestFigures(t *testing.T) []Figure {
+	t.Helper()
+	f, err := os.Open("testdata/regret_ablation.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	figs, err := ReadFigures(f, Ablation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return figs
+}
+
+// TestReproducesLab runs the lab's regret ablation and checks it against
+// the lab's published figures (testdata/regret_ablation.csv, transcribed
+// from kv-hierarchy-lab's artifacts/regret_ablation/summary.csv): misses,
+// evictions and bytes moved equal, mean latency within 1%. A sample of
+// runs is also asserted field by field below.
+func TestReproducesLab(t *testing.T) {
+	rs, err := Ablation().Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	figs := readTestFigures(t)
+	if len(rs) != 198 || len(figs) != 198 {
+		t.Fatalf("%d runs and %d figures, want 198 each", len(rs), len(figs))
+	}
+	rep := Check(rs, figs)
+	if rep.Matched != len(figs) {
+		var b strings.Builder
+		_ = rep.Write(&b)
+		t.Errorf("%s", b.String())
+	}
+	for i := 0; i < len(figs); i += 7 { // a sample, asserted directly
+		r, f := rs[i], figs[i]
+		if r.Seed != f.Seed || r.Scenario != f.Scenario || r.Workload != f.Workload || r.Policy != f.Policy {
+			t.Fatalf("run %d is %d/%s/%s/%s, figure %d/%s/%s/%s", i, r.Seed, r.Scenario, r.Workload, r.Policy,
+				f.Seed, f.Scenario, f.Workload, f.Policy)
+		}
+		if r.Misses != f.Misses || r.BytesMoved != f.BytesMoved || relDiff(r.MeanLatencyMs, f.MeanLatencyMs) > 0.01 {
+			t.Errorf("run %d %s %s %s seed %d: misses %d bytes %d latency %v, lab %d %d %v", i, r.Scenario,
+				r.Workload, r.Policy, r.Seed, r.Misses, r.BytesMoved, r.MeanLatencyMs, f.Misses, f.BytesMoved, f.MeanLatencyMs)
+		}
+	}
+}
+
+// TestReadFiguresLabFormat reads the figures in the lab's own layout: no
+// seed column, extra columns, rows in the ablation's order.
+func TestReadFiguresLabFormat(t *testing.T) {
+	raw, err := os.ReadFile("testdata/regret_ablation.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	for i, row := range rows {
+		extra := `{"tier0_gpu_fast": 1}`
+		if i == 0 {
+			extra = "tier_hit_rate"
+		}
+		_ = w.Write(append(append([]string{}, row[1:]...), extra))
+	}
+	w.Flush()
+	figs, err := ReadFigures(&b, Ablation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readTestFigures(t)
+	for i := range want {
+		if figs[i] != want[i] {
+			t.Fatalf("row %d: %+v, want %+v", i, figs[i], want[i])
+		}
+	}
+}
+
+func TestReadFiguresErrors(t *testing.T) {
+	head := "seed,scenario,workload,policy,accesses,miss_count,avg_latency_ms,bytes_moved\n"
+	tests := []struct{ name, in string }{
+		{"empty", ""},
+		{"missing column", "scenario,workload,policy\n"},
+		{"no seed, wrong count", "scenario,workload,policy,accesses,miss_count,avg_latency_ms,bytes_moved\nm,w,p,1,1,1,1\n"},
+		{"bad number", head + "7,m,w,p,x,1,1,1\n"},
+		{"negative", head + "7,m,w,p,1,-1,1,1\n"},
+		{"bad latency", head + "7,m,w,p,1,1,NaN,1\n"},
+		{"short row", head + "7,m,w\n"},
+		{"bad quoting", head + "7,\"m,w\n"},
+	}
+	for _, tc := range tests {
+		if _, err := ReadFigures(strings.NewReader(tc.in), Ablation()); !errors.Is(err, ErrBadFigures) {
+			t.Errorf("%s: error %v, want ErrBadFigures", tc.name, err)
+		}
+	}
+}
+
+func TestParseSpec(t *testing.T) {
+	tests := []struct {
+		in, name string
+		err      bool
+	}{
+		{"lru", "lru", false},
+		{"cost_aware", "cost_aware", false},
+		{"regret_aware", "regret_aware_w6.0_h24", false},
+		{"regret_aware:weight=12,horizon=8", "regret_aware_w12.0_h8", false},
+		{"regret_aware:weight=0.5,decay=1,freq_weight=0,recency_weight=2", "regret_aware_w0.5_h24", false},
+		{"regret_aware:horizon=0", "", true},
+		{"regret_aware:weight=-1", "", true},
+		{"regret_aware:weight=inf", "", true},
+		{"regret_aware:size=1", "", true},
+		{"lru:x=1", "", true},
+		{"arc", "", true},
+	}
+	for _, tc := range tests {
+		sp, err := ParseSpec(tc.in)
+		if (err != nil) != tc.err || (err != nil && !errors.Is(err, ErrBadSpec)) {
+			t.Errorf("%s: error %v, want error %v", tc.in, err, tc.err)
+			continue
+		}
+		if err == nil && sp.LabName() != tc.name {
+			t.Errorf("%s: name %s, want %s", tc.in, sp.LabName(), tc.name)
+		}
+	}
+}
+
+// TestModel checks the lab's cost model on small traces over the kvlab
+// tiers (tier 0 holds 128,000 bytes; tier 3 reads at 2.5 ms and 2,000
+// B/ms): a cold miss goes through tier 3, a hit costs tier 0's read
+// latency only.
+func TestModel(t *testing.T) {
+	h, _ := sim.NewHierarchy("kvlab", "base")
+	tests := []struct {
+		name     string
+		sizes    []int64
+		accesses []int
+		misses   int64
+		bytes    int64
+		latency  float64 // total ms
+	}{
+		{"cold miss", []int64{4000}, []int{0}, 1, 4000, 2.5 + 0.02 + 4000.0/2000},
+		{"then a hit", []int64{4000}, []int{0, 0}, 1, 4000, 2.5 + 0.02 + 2 + 0.02},
+		{"eviction demotes", []int64{100_000, 100_000}, []int{0, 1}, 2, 300_000,
+			2*(2.5+0.02+50) + (0.02 + 0.06 + 100_000.0/40_000)},
+	}
+	for _, tc := range tests {
+		lt := trace.LabTrace{Name: tc.name, Sizes: tc.sizes, Accesses: tc.accesses}
+		r, err := Run(Config{Hierarchy: h, Trace: lt, Spec: Spec{Name: PolicyLRU}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := r.MeanLatencyMs * float64(r.Accesses)
+		if r.Misses != tc.misses || r.BytesMoved != tc.bytes || relDiff(total, tc.latency) > 1e-12 {
+			t.Errorf("%s: misses %d bytes %d latency %v, want %d %d %v", tc.name, r.Misses, r.BytesMoved, total,
+				tc.misses, tc.bytes, tc.latency)
+		}
+	}
+}
+
+func TestTooBig(t *testing.T) {
+	h, _ := sim.NewHierarchy("kvlab", "base")
+	lt := trace.LabTrace{Name: "big", Sizes: []int64{10_000_000}, Accesses: []int{0}}
+	if _, err := Run(Config{Hierarchy: h, Trace: lt, Spec: Spec{Name: PolicyLRU}}); !errors.Is(err, ErrTooBig) {
+		t.Errorf("error %v, want ErrTooBig", err)
+	}
+}

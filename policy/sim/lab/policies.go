@@ -1,0 +1,176 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// chooser is a lab policy: it hears every access, every insertion into
+// any tier and every eviction out of any tier, and picks a victim among
+// the resident pages of one tier, listed in the order they entered it.
+// Pages are indices into the trace's page table. The lab's policies
+// choose with Python's min(): the first page of lowest score wins a tie,
+// so the order of the candidates matters.
+type chooser interface {
+	access(page, step int)
+	inserted(page, step int)
+	evicted(page, step int)
+	victim(cands []int, step int) int // index into cands
+}
+
+// Policy names the lab's policies understand.
+const (
+	PolicyLRU    = "lru"
+	PolicyCost   = "cost_aware"
+	PolicyRegret = "regret_aware"
+)
+
+// Spec is a parsed lab policy: a name and, for regret_aware, its weights.
+// The zero values of the regret fields take the lab's defaults.
+type Spec struct {
+	Name          string
+	Weight        float64 // regret_weight, default 6
+	Horizon       int     // regret_horizon, default 24
+	Decay         float64 // default 0.98
+	FreqWeight    float64 // default 1.5
+	RecencyWeight float64 // default 1
+}
+
+// ParseSpec parses "lru", "cost_aware" or "regret_aware" with optional
+// parameters in kvtier's spec syntax: "regret_aware:weight=12,horizon=24"
+// (also decay, freq_weight, recency_weight).
+func ParseSpec(s string) (Spec, error) {
+	name, params, _ := strings.Cut(s, ":")
+	sp := Spec{Name: name, Weight: 6, Horizon: 24, Decay: 0.98, FreqWeight: 1.5, RecencyWeight: 1}
+	switch name {
+	case PolicyLRU, PolicyCost:
+		if params != "" {
+			return Spec{}, fmt.Errorf("%w: %s takes no parameters", ErrBadSpec, name)
+		}
+		return sp, nil
+	case PolicyRegret:
+	default:
+		return Spec{}, fmt.Errorf("%w: policy %q: want lru, cost_aware or regret_aware", ErrBadSpec, name)
+	}
+	for kv := range strings.SplitSeq(params, ",") {
+		if kv == "" {
+			continue
+		}
+		if err := sp.set(kv); err != nil {
+			return Spec{}, err
+		}
+	}
+	return sp, nil
+}
+
+func (sp *Spec) set(kv string) error {
+	k, v, _ := strings.Cut(kv, "=")
+	if k == "horizon" {
+		h, err := strconv.Atoi(v)
+		if err != nil || h < 1 {
+			return fmt.Errorf("%w: horizon=%q: want an integer >= 1", ErrBadSpec, v)
+		}
+		sp.Horizon = h
+		return nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return fmt.Errorf("%w: %s=%q: want a finite number >= 0", ErrBadSpec, k, v)
+	}
+	switch k {
+	case "weight":
+		sp.Weight = f
+	case "decay":
+		sp.Decay = f
+	case "freq_weight":
+		sp.FreqWeight = f
+	case "recency_weight":
+		sp.RecencyWeight = f
+	default:
+		return fmt.Errorf("%w: regret_aware has no parameter %q", ErrBadSpec, k)
+	}
+	return nil
+}
+
+// LabName is the name the lab's ablation gives the policy:
+// regret_aware_w6.0_h24 for regret_aware (weight as Python prints a float).
+func (sp Spec) LabName() string {
+	if sp.Name != PolicyRegret {
+		return sp.Name
+	}
+	w := strconv.FormatFloat(sp.Weight, 'f', -1, 64)
+	if !strings.ContainsAny(w, ".e") {
+		w += ".0"
+	}
+	return fmt.Sprintf("regret_aware_w%s_h%d", w, sp.Horizon)
+}
+
+func (sp Spec) chooser(sizes []int64) chooser {
+	switch sp.Name {
+	case PolicyLRU:
+		return newLRU(len(sizes))
+	case PolicyCost:
+		return newCost(sizes)
+	}
+	return newRegret(sp, len(sizes))
+}
+
+func filled(n, v int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// argmin returns the index of the first lowest score, as Python's min().
+func argmin(cands []int, score func(page int) float64) int {
+	best, bs := 0, score(cands[0])
+	for i := 1; i < len(cands); i++ {
+		if s := score(cands[i]); s < bs {
+			best, bs = i, s
+		}
+	}
+	return best
+}
+
+// recencyTerm is recency_weight * last / max(step, 1), rounded as Python
+// rounds it (the conversions keep Go from fusing a multiply and an add).
+func recencyTerm(w float64, last, step int) float64 {
+	return float64(w*float64(last)) / float64(max(step, 1))
+}
+
+// lru keys a page by the step of its last access or insertion (-1 never).
+type lru struct{ last []int }
+
+func newLRU(n int) *lru { return &lru{last: filled(n, -1)} }
+
+func (p *lru) access(page, step int)   { p.last[page] = step }
+func (p *lru) inserted(page, step int) { p.last[page] = step }
+func (p *lru) evicted(int, int)        {}
+func (p *lru) victim(cands []int, _ int) int {
+	return argmin(cands, func(pg int) float64 { return float64(p.last[pg]) })
+}
+
+// cost is the lab's cost_aware: 2*frequency + recency - 0.4*KiB.
+type cost struct {
+	freq, last []int
+	sizes      []int64
+}
+
+func newCost(sizes []int64) *cost {
+	return &cost{freq: make([]int, len(sizes)), last: filled(len(sizes), -1), sizes: sizes}
+}
+
+func (p *cost) access(page, step int) { p.freq[page]++; p.last[page] = step }
+func (p *cost) inserted(int, int)     {}
+func (p *cost) evicted(int, int)      {}
+func (p *cost) victim(cands []int, step int) int {
+	return argmin(cands, func(pg int) float64 {
+		f := float64(2.0 * float64(p.freq[pg]))
+		size := float64(0.4 * (float64(p.sizes[pg]) / 1024.0))
+		return float64(f+recencyTerm(1.0, p.last[pg], step)) - size
+	})
+}
