@@ -16,9 +16,9 @@ func init() { register(newAblateCmd) }
 
 func newAblateCmd() *cobra.Command {
 	var (
-		preset, config, outDir string
-		workers                int
-		asJSON                 bool
+		preset, config, outDir, check string
+		workers                       int
+		asJSON                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ablate",
@@ -32,14 +32,24 @@ func newAblateCmd() *cobra.Command {
 			"  *.svg           per workload: latency, hit ratio and bytes moved with error bars\n\n" +
 			"Presets: regret (the seed study's ablation: lru, cost_aware and regret_aware at weights\n" +
 			"{1,6,12} x horizons {8,24,64}, medium and constrained, chat_continuation, periodic_reuse,\n" +
-			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant. A grid file is JSON:\n" +
+			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
+			"ablation in the lab-compatible model (kv-hierarchy-lab's generators, cost model and\n" +
+			"policies; see package policy/sim/lab), which --check compares with the lab's published\n" +
+			"figures. A grid file is JSON:\n" +
 			`  {"name": "mine", "preset": "kvlab", "mode": "cache",` + "\n" +
 			`   "policies": [{"name": "lru"}, {"name": "regret_aware", "params": {"weight": ["6", "12"]}}],` + "\n" +
 			`   "scenarios": ["medium"], "workloads": ["adversarial_burst"], "quants": ["fp16", "int4"],` + "\n" +
 			`   "seeds": [7, 42, 91]}`,
-		Example: "  kvtier ablate --preset regret --output-dir results/regret\n  kvtier ablate --config grid.json --output-dir out",
-		Args:    cobra.NoArgs,
+		Example: "  kvtier ablate --preset regret --output-dir results/regret\n  kvtier ablate --config grid.json --output-dir out\n" +
+			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if preset == "lab" && config == "" {
+				return runLabAblate(cmd, outDir, check, asJSON)
+			}
+			if check != "" {
+				return usageError("--check needs --preset lab")
+			}
 			var g sim.Grid
 			var err error
 			switch {
@@ -83,7 +93,8 @@ func newAblateCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&preset, "preset", "regret", "built-in grid: regret, baselines or quant")
+	fl.StringVar(&preset, "preset", "regret", "built-in grid: regret, baselines, quant or lab")
+	fl.StringVar(&check, "check", "", "with --preset lab: compare with the lab's figures (CSV: its summary.csv or testdata/regret_ablation.csv)")
 	fl.StringVar(&config, "config", "", "grid file (JSON)")
 	fl.StringVarP(&outDir, "output-dir", "o", "", "directory for the artifacts")
 	fl.IntVar(&workers, "workers", 0, "parallel runs (0: one per CPU)")

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAblateLab(t *testing.T) {
+	figs := filepath.Join("..", "policy", "sim", "lab", "testdata", "regret_ablation.csv")
+	wrong := filepath.Join(t.TempDir(), "wrong.csv")
+	raw, err := os.ReadFile(figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One published figure changed: the check must report it and fail.
+	bad := strings.Replace(string(raw), "7,medium,chat_continuation,lru,512,19,", "7,medium,chat_continuation,lru,512,20,", 1)
+	if err := os.WriteFile(wrong, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"reproduces", []string{"--check", figs}, ExitOK, "198 of 198 published runs reproduced"},
+		{"mismatch", []string{"--check", wrong}, ExitError, "miss_count 19, lab 20"},
+		{"artifacts", []string{"-o", out}, ExitOK, "198 runs"},
+		{"json", []string{"--check", figs, "--json"}, ExitOK, `"matched":198`},
+		{"nothing to do", nil, ExitUsage, "needs --output-dir, --check or both"},
+		{"bad figures", []string{"--check", "ablate_lab.go"}, ExitUsage, "bad figures file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"ablate", "--preset", "lab"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+				t.Errorf("exit %d, want %d; output %q %q, want %q", code, tc.code, stdout, stderr, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.csv")); err != nil {
+		t.Errorf("no summary.csv: %v", err)
+	}
+	if code, _, stderr := runCLI("ablate", "--preset", "regret", "--check", figs); code != ExitUsage {
+		t.Errorf("--check without --preset lab: exit %d (%s), want usage", code, stderr)
+	}
+}
