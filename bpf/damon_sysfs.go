@@ -22,6 +22,9 @@ type damonAdmin struct {
 	// cpuDone is the CPU time of kvtier's kdamond threads that have
 	// ended (every apply restarts the thread).
 	cpuDone time.Duration
+	// thread caches the running kdamond's CPU time (see cpu).
+	thread  threadCPU
+	now     func() time.Time
 	attrs   damonAttrs
 	targets []damonTarget // in index order
 	wrFile  func(path, value string) error
@@ -49,29 +52,54 @@ type damonTarget struct {
 
 func newDamonAdmin(sysRoot, procRoot string, attrs damonAttrs) *damonAdmin {
 	return &damonAdmin{root: filepath.Join(sysRoot, "kernel/mm/damon/admin"), procRoot: procRoot,
-		attrs: attrs, wrFile: writeFile}
+		attrs: attrs, wrFile: writeFile, now: time.Now}
+}
+
+// cpuRefresh is how old the running kdamond's CPU time may be when cpu
+// reports it. Reading it means reading /proc/PID/stat, which costs about
+// 5 ms of the daemon's time a read under emulation (TCG), more than the
+// rest of a quiet epoch; the daemon asks every epoch.
+const cpuRefresh = 5 * time.Second
+
+// threadCPU is the running kdamond thread's pid and CPU time when last
+// read (pid 0: not known; read again).
+type threadCPU struct {
+	pid  int
+	cpu  time.Duration
+	read time.Time
 }
 
 // cpu is the CPU time kvtier's kdamond threads used, the running one
-// included.
-func (d *damonAdmin) cpu() time.Duration { return d.cpuDone + d.threadCPU() }
+// included, that one as read at most cpuRefresh ago.
+func (d *damonAdmin) cpu() time.Duration {
+	if d.thread.pid == 0 || d.now().Sub(d.thread.read) >= cpuRefresh {
+		d.readThreadCPU()
+	}
+	return d.cpuDone + d.thread.cpu
+}
 
-// threadCPU is the CPU time of the running kdamond thread, 0 when none
-// runs or it cannot be read.
-func (d *damonAdmin) threadCPU() time.Duration {
-	raw, err := os.ReadFile(d.path("0", "pid"))
+// readThreadCPU reads the CPU time of the running kdamond thread into
+// d.thread: 0 when none runs or it cannot be read. The thread's pid is
+// read from sysfs once a thread.
+func (d *damonAdmin) readThreadCPU() {
+	d.thread.read, d.thread.cpu = d.now(), 0
+	if d.thread.pid == 0 {
+		raw, err := os.ReadFile(d.path("0", "pid"))
+		if err != nil {
+			return
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil || pid <= 0 {
+			return
+		}
+		d.thread.pid = pid
+	}
+	st, err := numa.ReadStat(d.procRoot, d.thread.pid)
 	if err != nil {
-		return 0
+		d.thread.pid = 0
+		return
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	st, err := numa.ReadStat(d.procRoot, pid)
-	if err != nil {
-		return 0
-	}
-	return st.CPU()
+	d.thread.cpu = st.CPU()
 }
 
 func writeFile(path, value string) error {
@@ -223,7 +251,9 @@ func (d *damonAdmin) stop() error {
 	if strings.TrimSpace(string(st)) != "on" {
 		return nil
 	}
-	d.cpuDone += d.threadCPU()
+	d.readThreadCPU()
+	d.cpuDone += d.thread.cpu
+	d.thread = threadCPU{}
 	return d.wrFile(d.path("0", "state"), "off")
 }
 

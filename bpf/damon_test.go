@@ -190,4 +190,16 @@ func TestDamonAdminCPU(t *testing.T) {
 	if got := d.cpu(); got != 510*time.Millisecond {
 		t.Errorf("cpu after a restart = %s, want 510ms", got)
 	}
+	// The running thread's time is read at most every cpuRefresh.
+	now := time.Now()
+	d.now = func() time.Time { return now }
+	d.thread.read = now
+	stat(3, 0)
+	if got := d.cpu(); got != 510*time.Millisecond {
+		t.Errorf("cpu read again within %s = %s, want the cached 510ms", cpuRefresh, got)
+	}
+	now = now.Add(cpuRefresh)
+	if got := d.cpu(); got != 530*time.Millisecond {
+		t.Errorf("cpu %s later = %s, want 530ms", cpuRefresh, got)
+	}
 }

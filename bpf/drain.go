@@ -32,7 +32,7 @@ func (c *core) Drain(dst []Count) ([]Count, error) {
 	}
 	c.active = next
 	start := len(dst)
-	dst, err := drainMap(old, dst)
+	dst, err := c.drainBuf.drain(old, dst)
 	if err != nil {
 		return dst, err
 	}
@@ -43,10 +43,20 @@ func (c *core) Drain(dst []Count) ([]Count, error) {
 	return dst, nil
 }
 
-// drainMap appends and deletes every entry of a quiet count map.
-func drainMap(m *ebpf.Map, dst []Count) ([]Count, error) {
-	keys := make([]kvtierCountKey, drainBatch)
-	vals := make([]kvtierCountVal, drainBatch)
+// drainBuffers are the key and value buffers of batch drains, allocated
+// once (a drain runs every epoch).
+type drainBuffers struct {
+	keys []kvtierCountKey
+	vals []kvtierCountVal
+}
+
+// drain appends and deletes every entry of a quiet count map.
+func (b *drainBuffers) drain(m *ebpf.Map, dst []Count) ([]Count, error) {
+	if b.keys == nil {
+		b.keys = make([]kvtierCountKey, drainBatch)
+		b.vals = make([]kvtierCountVal, drainBatch)
+	}
+	keys, vals := b.keys, b.vals
 	var cursor ebpf.MapBatchCursor
 	for {
 		n, err := m.BatchLookupAndDelete(&cursor, keys, vals, nil)
@@ -65,7 +75,7 @@ func drainMap(m *ebpf.Map, dst []Count) ([]Count, error) {
 	}
 }
 
-// drainIter is drainMap for kernels without batch operations.
+// drainIter is drainBuffers.drain for kernels without batch operations.
 func drainIter(m *ebpf.Map, dst []Count) ([]Count, error) {
 	var (
 		k    kvtierCountKey

@@ -50,6 +50,7 @@ type core struct {
 	// statsHook, when set, adds the sampler's own figures to Stats.
 	statsHook func(*Stats)
 	closers   []io.Closer // detached in reverse order by Close
+	drainBuf  drainBuffers
 	drains    uint64
 	closed    bool
 }

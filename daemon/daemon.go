@@ -87,6 +87,7 @@ type Daemon struct {
 	recCursor  reconcileCursor
 	recNext    uint64               // the epoch of the next reconcile pass
 	recQuiet   int                  // reconcile passes in a row that corrected nothing (up to maxQuiet)
+	room       roomCache            // the fast node's room as last read
 	backoff    map[int]*nodeBackoff // full nodes backed off from
 	rec        *recorder
 	closed     bool

@@ -92,6 +92,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 		cancel()
 		d.mu.Lock()
 		d.speed.observe(rep, cut)
+		d.room.moved(rep)
 		d.moverDone(moves)
 	}
 	defer d.mu.Unlock()

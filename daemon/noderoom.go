@@ -49,13 +49,50 @@ func (d *Daemon) nodeRoom() (room int64, ok bool) {
 	return int64(free) - d.nodeReserve(), true
 }
 
+// roomEpochs is how often, in epochs, the fast node's room is read. A
+// read of /proc/zoneinfo costs about 5 ms of the daemon's time under
+// emulation (TCG), as much as the rest of a quiet epoch. In between, the
+// room last read is carried forward less what kvtier moved into the node
+// since and plus what it moved out: kvtier's own moves, the bulk of the
+// change, are counted exactly; other allocations are seen at the next
+// read, and a node that fills sooner fails a move with ENOMEM, which
+// backs promotions off (backoff.go).
+const roomEpochs = 4
+
+// roomCache is the fast node's room as last read.
+type roomCache struct {
+	room  int64  // the room when read
+	ok    bool   // the read succeeded
+	next  uint64 // the planner epoch of the next read
+	net   int64  // bytes kvtier moved into the node since the read, less those it moved out
+	valid bool   // read at least once
+}
+
+// moved counts a mover run's pages against the room.
+func (c *roomCache) moved(rep *numa.Report) {
+	if rep != nil {
+		c.net += int64(rep.PagesToFast-rep.PagesToSlow) * int64(numa.PageSize)
+	}
+}
+
+// currentRoom is the room now: read every roomEpochs epochs, else carried
+// forward.
+func (d *Daemon) currentRoom() (int64, bool) {
+	c := &d.room
+	if e := d.planner.Epoch(); !c.valid || e >= c.next {
+		c.room, c.ok = d.nodeRoom()
+		c.net, c.next, c.valid = 0, e+roomEpochs, true
+	}
+	return c.room - c.net, c.ok
+}
+
 // nodeRoomLocked caps the planner's fast tier at the fast node's room for
 // the next plan; when it cannot be read, only the budget applies.
 func (d *Daemon) nodeRoomLocked() {
 	if !d.moving {
 		return
 	}
-	room, ok := d.nodeRoom()
+	room, ok := d.currentRoom()
 	if !ok {
 		d.planner.SetFastLimit(0)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/kvtier/kvtier/internal/testutil"
+	"github.com/kvtier/kvtier/numa"
 )
 
 // TestNodeRoom: the planner's fast tier is capped at the tracked fast
@@ -80,3 +81,53 @@ func TestNodeRoom(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestNodeRoomCarried: the room is read every roomEpochs epochs; in
+// between, kvtier's own moves are counted against the room last read and
+// other changes wait for the next read.
+func TestNodeRoomCarried(t *testing.T) {
+	skipUnlessRoot(t)
+	sys := filepath.Join(t.TempDir(), "sys")
+	if err := os.CopyFS(sys, os.DirFS(filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys"))); err != nil {
+		t.Fatal(err)
+	}
+	meminfo := filepath.Join(sys, "devices", "system", "node", "node0", "meminfo")
+	free := func(mib int64) {
+		body := []byte("Node 0 MemTotal: 1638400 kB\nNode 0 MemFree: " + itoa(mib*1024) + " kB\n")
+		if err := os.WriteFile(meminfo, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	free(100)
+	cfg, err := ParseConfig("room.hcl", []byte("kernel_tiering = \"report\"\nsampler \"fault\" {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.StateDir = t.TempDir()
+	d, err := New(cfg, Options{SysRoot: sys, ProcRoot: t.TempDir(), Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.closeAll()
+	const mib = 1 << 20
+	capacity := func() int64 {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.nodeRoomLocked()
+		return d.planner.Capacity()
+	}
+	if got, want := capacity(), int64(100*mib-8*mib); got != want {
+		t.Fatalf("first read: capacity %d, want %d", got, want)
+	}
+	free(50) // another process allocates: seen at the next read
+	d.room.moved(&numa.Report{PagesToFast: 512, PagesToSlow: 256})
+	if got, want := capacity(), int64(99*mib-8*mib); got != want {
+		t.Errorf("same epoch after kvtier moved 1 MiB in: capacity %d, want %d", got, want)
+	}
+	for range roomEpochs {
+		d.planner.Plan(d.now())
+	}
+	if got, want := capacity(), int64(50*mib-8*mib); got != want {
+		t.Errorf("after %d epochs: capacity %d, want %d (read again)", roomEpochs, got, want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -143,11 +145,35 @@ func TestPIDReused(t *testing.T) {
 	if _, err := AttachProcess(p.PID(), p.StartTime()-1); !errors.Is(err, ErrPIDReused) {
 		t.Fatalf("AttachProcess with another start time: %v, want ErrPIDReused", err)
 	}
-	// A handle whose recorded start time no longer matches /proc.
-	stale := *p
-	stale.start++
-	if err := stale.Check(); !errors.Is(err, ErrPIDReused) {
-		t.Fatalf("Check with a stale start time: %v, want ErrPIDReused", err)
+}
+
+// TestCheckReadsNoProc: once open, a handle's Check polls its pidfd and
+// reads nothing under its proc root, which is gone here; it still sees
+// the exit.
+func TestCheckReadsNoProc(t *testing.T) {
+	child := startChild(t)
+	root := t.TempDir()
+	if err := os.Symlink("/proc/"+strconv.Itoa(child.Process.Pid), filepath.Join(root, strconv.Itoa(child.Process.Pid))); err != nil {
+		t.Fatal(err)
+	}
+	p, err := openProcess(root, child.Process.Pid)
+	if errors.Is(err, ErrNotSupported) {
+		t.Skipf("kernel lacks pidfd_open(2) (Linux < 5.3): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(); err != nil {
+		t.Fatalf("Check of a live process without its proc root: %v", err)
+	}
+	child.Process.Kill()
+	child.Wait()
+	if err := p.Check(); !errors.Is(err, ErrProcessGone) {
+		t.Fatalf("Check after exit: %v, want ErrProcessGone", err)
 	}
 }
 

@@ -3,7 +3,10 @@
 # kvtier), HH_CONFIG (the kvtier config's name), HH_HINTS (1: the workload
 # sends hints) and HH_WL (the workload's phase flags).
 . /lib.sh
-SCRAPE=5s
+# kvtier's metrics are scraped as a Prometheus server would, every 15 s
+# (its common scrape_interval); a scrape costs the daemon about 20 ms under
+# TCG (the process collector's /proc reads and the gzip of the answer).
+SCRAPE=15s
 probe record vmstat-start -- cat /proc/vmstat
 probe record kernel-before -- sh /hh/kernel.sh show
 # Every configuration starts from the same state: no kernel tiering.
