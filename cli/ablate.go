@@ -15,11 +15,7 @@ import (
 func init() { register(newAblateCmd) }
 
 func newAblateCmd() *cobra.Command {
-	var (
-		preset, config, outDir, check string
-		workers                       int
-		asJSON                        bool
-	)
+	var o ablateOptions
 	cmd := &cobra.Command{
 		Use:   "ablate",
 		Short: "Run an ablation grid and write raw JSON, CSV summaries, metadata and SVG plots",
@@ -35,69 +31,84 @@ func newAblateCmd() *cobra.Command {
 			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
 			"ablation in the lab-compatible model (kv-hierarchy-lab's generators, cost model and\n" +
 			"policies; see package policy/sim/lab), which --check compares with the lab's published\n" +
-			"figures. A grid file is JSON:\n" +
+			"figures and --decompose walks to kvtier's model one change at a time. A grid file is JSON:\n" +
 			`  {"name": "mine", "preset": "kvlab", "mode": "cache",` + "\n" +
 			`   "policies": [{"name": "lru"}, {"name": "regret_aware", "params": {"weight": ["6", "12"]}}],` + "\n" +
 			`   "scenarios": ["medium"], "workloads": ["adversarial_burst"], "quants": ["fp16", "int4"],` + "\n" +
 			`   "seeds": [7, 42, 91]}`,
 		Example: "  kvtier ablate --preset regret --output-dir results/regret\n  kvtier ablate --config grid.json --output-dir out\n" +
-			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv",
+			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv\n" +
+			"  kvtier ablate --preset lab --decompose",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if preset == "lab" && config == "" {
-				return runLabAblate(cmd, outDir, check, asJSON)
-			}
-			if check != "" {
-				return usageError("--check needs --preset lab")
-			}
-			var g sim.Grid
-			var err error
-			switch {
-			case config != "" && cmd.Flags().Changed("preset"):
-				return usageError("give --preset or --config, not both")
-			case config != "":
-				g, err = sim.LoadGrid(config)
-			default:
-				g, err = sim.GridPreset(preset)
-			}
-			if err != nil {
-				return usageError("%v", err)
-			}
-			if outDir == "" {
-				return usageError("--output-dir is required")
-			}
-			start := time.Now()
-			rs, err := sim.RunGrid(g, workers)
-			if err != nil {
-				return err
-			}
-			elapsed := time.Since(start)
-			v, c := Version()
-			if v == "dev" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "kvtier: warning: this binary has no version stamped "+
-					"(metadata.json will say version dev, commit unknown); build it with `make build`")
-			}
-			meta := sim.Metadata{Grid: g, Version: v, Commit: c, Workers: workers,
-				Command: "kvtier " + strings.Join(os.Args[1:], " ")}
-			files, err := sim.WriteArtifacts(outDir, meta, rs)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{
-					"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds(), "files": files})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "grid %s: %d runs in %.3fs, %d files in %s\n",
-				g.Name, len(rs), elapsed.Seconds(), len(files), outDir)
-			return nil
+			o.presetSet = cmd.Flags().Changed("preset")
+			return runAblate(cmd, o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&preset, "preset", "regret", "built-in grid: regret, baselines, quant or lab")
-	fl.StringVar(&check, "check", "", "with --preset lab: compare with the lab's figures (CSV: its summary.csv or testdata/regret_ablation.csv)")
-	fl.StringVar(&config, "config", "", "grid file (JSON)")
-	fl.StringVarP(&outDir, "output-dir", "o", "", "directory for the artifacts")
-	fl.IntVar(&workers, "workers", 0, "parallel runs (0: one per CPU)")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	fl.StringVar(&o.preset, "preset", "regret", "built-in grid: regret, baselines, quant or lab")
+	fl.StringVar(&o.check, "check", "", "with --preset lab: compare with the lab's figures (CSV: its summary.csv or testdata/regret_ablation.csv)")
+	fl.StringVar(&o.config, "config", "", "grid file (JSON)")
+	fl.BoolVar(&o.decompose, "decompose", false, "with --preset lab: print (Markdown) each stage from the lab's model to kvtier's")
+	fl.StringVarP(&o.outDir, "output-dir", "o", "", "directory for the artifacts")
+	fl.IntVar(&o.workers, "workers", 0, "parallel runs (0: one per CPU)")
+	fl.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// ablateOptions are the flags of kvtier ablate.
+type ablateOptions struct {
+	preset, config, outDir, check string
+	workers                       int
+	asJSON, decompose, presetSet  bool
+}
+
+// runAblate runs a grid (or the lab preset) and writes its artifacts.
+func runAblate(cmd *cobra.Command, o ablateOptions) error {
+	if o.preset == "lab" && o.config == "" {
+		return runLabAblate(cmd, labOptions{o.outDir, o.check, o.decompose, o.asJSON})
+	}
+	if o.check != "" || o.decompose {
+		return usageError("--check and --decompose need --preset lab")
+	}
+	var g sim.Grid
+	var err error
+	switch {
+	case o.config != "" && o.presetSet:
+		return usageError("give --preset or --config, not both")
+	case o.config != "":
+		g, err = sim.LoadGrid(o.config)
+	default:
+		g, err = sim.GridPreset(o.preset)
+	}
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if o.outDir == "" {
+		return usageError("--output-dir is required")
+	}
+	start := time.Now()
+	rs, err := sim.RunGrid(g, o.workers)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	v, c := Version()
+	if v == "dev" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "kvtier: warning: this binary has no version stamped "+
+			"(metadata.json will say version dev, commit unknown); build it with `make build`")
+	}
+	meta := sim.Metadata{Grid: g, Version: v, Commit: c, Workers: o.workers,
+		Command: "kvtier " + strings.Join(os.Args[1:], " ")}
+	files, err := sim.WriteArtifacts(o.outDir, meta, rs)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{
+			"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds(), "files": files})
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "grid %s: %d runs in %.3fs, %d files in %s\n",
+		g.Name, len(rs), elapsed.Seconds(), len(files), o.outDir)
+	return nil
 }

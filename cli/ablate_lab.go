@@ -13,15 +13,34 @@ import (
 	"github.com/kvtier/kvtier/policy/sim/lab"
 )
 
+// labOptions are the flags of ablate --preset lab.
+type labOptions struct {
+	outDir, check     string
+	decompose, asJSON bool
+}
+
 // runLabAblate runs the lab-compatible ablation (ablate --preset lab):
 // it writes the usual artifacts when outDir is set and compares the runs
 // with published figures when check is set. Runs the figures have and the
 // results do not reproduce make the command fail (exit 1) after the report.
-func runLabAblate(cmd *cobra.Command, outDir, check string, asJSON bool) error {
-	if outDir == "" && check == "" {
-		return usageError("--preset lab needs --output-dir, --check or both")
-	}
+// With decompose it prints the stages from the lab's model to kvtier's
+// instead.
+func runLabAblate(cmd *cobra.Command, o labOptions) error {
 	g := lab.Ablation()
+	if o.decompose {
+		steps, err := lab.Decompose(g)
+		if err != nil {
+			return err
+		}
+		if o.asJSON {
+			return json.NewEncoder(cmd.OutOrStdout()).Encode(steps)
+		}
+		return lab.WriteSteps(cmd.OutOrStdout(), steps)
+	}
+	outDir, check, asJSON := o.outDir, o.check, o.asJSON
+	if outDir == "" && check == "" {
+		return usageError("--preset lab needs --output-dir, --check, --decompose or both of the first two")
+	}
 	start := time.Now()
 	rs, err := g.Run()
 	if err != nil {

@@ -2,7 +2,10 @@ package trace
 
 import (
 	"fmt"
+	"io"
 	"sort"
+
+	"github.com/kvtier/kvtier/policy"
 )
 
 // The generators of the seed's harness, kv-hierarchy-lab
@@ -133,4 +136,25 @@ func labSizes(p LabParams, scalars int) []int64 {
 		sizes[i] = max(1, int64(float64(n)*p.BytesPerScalar))
 	}
 	return sizes
+}
+
+// Reader replays the lab trace as kvtier records: one access per step,
+// block = page index, Meta.Size = the page's bytes (sim scales sizes as
+// fp16 bytes, so build the trace at fp16 to replay it through sim).
+func (t LabTrace) Reader() Reader { return &labReader{t: t} }
+
+type labReader struct {
+	t LabTrace
+	i int
+}
+
+func (r *labReader) Next() (Record, error) {
+	if r.i >= len(r.t.Accesses) {
+		return Record{}, io.EOF
+	}
+	p := r.t.Accesses[r.i]
+	rec := Record{Op: OpAccess, Time: int64(r.i), Block: uint64(p),
+		Meta: policy.Meta{Size: r.t.Sizes[p], Priority: policy.PriorityNormal, RefCount: 1}}
+	r.i++
+	return rec, nil
 }

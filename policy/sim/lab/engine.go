@@ -56,6 +56,7 @@ func (t *tier) remove(page int) int64 {
 // engine replays a lab trace as the lab's SimulationEngine does with
 // prefetch off (see doc.go for the model).
 type engine struct {
+	model  Model
 	tiers  []*tier
 	sizes  []int64
 	decode float64
@@ -65,8 +66,8 @@ type engine struct {
 	res    Result
 }
 
-func newEngine(h sim.Hierarchy, lt trace.LabTrace, q sim.Quant, pol chooser) *engine {
-	e := &engine{sizes: lt.Sizes, decode: q.DecodeMs(), pol: pol}
+func newEngine(h sim.Hierarchy, lt trace.LabTrace, q sim.Quant, pol chooser, m Model) *engine {
+	e := &engine{model: m, sizes: lt.Sizes, decode: q.DecodeMs(), pol: pol}
 	for _, c := range h.Tiers {
 		e.tiers = append(e.tiers, &tier{cfg: c, bytes: make([]int64, len(lt.Sizes))})
 	}
@@ -92,6 +93,10 @@ func (e *engine) access(page int) {
 	e.pol.access(page, e.step)
 	e.res.Accesses++
 	switch {
+	case in < 0 && e.model.ColdDirect:
+		e.res.Misses++
+		e.res.ColdMisses++
+		e.promote(page, -1)
 	case in < 0:
 		e.res.Misses++
 		e.res.ColdMisses++
@@ -103,7 +108,12 @@ func (e *engine) access(page int) {
 		e.promote(page, in)
 	default:
 		e.res.Hits[0]++
-		e.res.latency += float64(e.tiers[0].cfg.ReadMs + e.decode)
+		t0 := e.tiers[0].cfg
+		lat := t0.ReadMs
+		if e.model.HitBandwidth {
+			lat += float64(e.sizes[page]) / t0.Bandwidth
+		}
+		e.res.latency += float64(lat + e.decode)
 	}
 }
 
@@ -125,6 +135,9 @@ func (e *engine) promote(page, src int) {
 	if e.tiers[0].has(page) {
 		return
 	}
+	if src >= 0 && e.model.LRUBelow {
+		e.tiers[src].remove(page)
+	}
 	e.makeRoom(0, page)
 	if src >= 0 && e.tiers[src].has(page) {
 		e.tiers[src].remove(page)
@@ -143,7 +156,11 @@ func (e *engine) makeRoom(t int, page int) {
 				ErrTooBig, page, e.sizes[page], tr.cfg.Name, tr.cfg.Capacity)
 			return
 		}
-		e.evict(t, tr.order[e.pol.victim(tr.order, e.step)])
+		v := 0
+		if t == 0 || !e.model.LRUBelow {
+			v = e.pol.victim(tr.order, e.step)
+		}
+		e.evict(t, tr.order[v])
 	}
 }
 
@@ -152,7 +169,9 @@ func (e *engine) makeRoom(t int, page int) {
 func (e *engine) evict(t, page int) {
 	size := e.tiers[t].remove(page)
 	e.res.Evictions++
-	e.pol.evicted(page, e.step)
+	if t == 0 || !e.model.LRUBelow {
+		e.pol.evicted(page, e.step)
+	}
 	if t+1 >= len(e.tiers) {
 		return
 	}
@@ -161,18 +180,19 @@ func (e *engine) evict(t, page int) {
 	e.transfer(t, t+1, page, size)
 }
 
-// transfer charges a move into dst: the source's read latency (4x dst's
-// without a source), dst's write latency, the page's bytes at the smaller
-// bandwidth (half dst's without a source) and the decode penalty, summed
-// in the lab's order.
+// transfer charges a move into dst: the source's read latency, dst's
+// write latency, the page's bytes at the smaller bandwidth and the decode
+// penalty, summed in the lab's order. Without a source (Model.ColdDirect
+// only: the lab always promotes from a tier) it charges sim's cold miss:
+// 4x dst's read latency and the bytes at half dst's bandwidth, no write.
 func (e *engine) transfer(src, dst, page int, size int64) {
 	d := e.tiers[dst].cfg
-	read, bw := float64(4*d.ReadMs), d.Bandwidth/2
+	read, write, bw := float64(4*d.ReadMs), 0.0, d.Bandwidth/2
 	if src >= 0 {
 		s := e.tiers[src].cfg
-		read, bw = s.ReadMs, min(s.Bandwidth, d.Bandwidth)
+		read, write, bw = s.ReadMs, d.WriteMs, min(s.Bandwidth, d.Bandwidth)
 	}
-	ms := float64(read+d.WriteMs) + float64(e.sizes[page])/max(bw, 1.0)
+	ms := float64(read+write) + float64(e.sizes[page])/max(bw, 1.0)
 	e.res.latency += float64(ms + e.decode)
 	e.res.BytesMoved += size
 }

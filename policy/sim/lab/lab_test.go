@@ -180,3 +180,40 @@ func TestTooBig(t *testing.T) {
 		t.Errorf("error %v, want ErrTooBig", err)
 	}
 }
+
+// TestDecomposeStages checks the decomposition's two ends against what
+// they claim to be: its lab stage is the lab ablation, and with every
+// Model switch on, LRU (whose definition is the same in both) measures
+// what sim's own cache mode measures on the same traces (to 1e-9), so the
+// switches model sim's cost model and lower tiers exactly and what is left
+// between +lower and kvtier-policy is the policies' definitions.
+func TestDecomposeStages(t *testing.T) {
+	g := Ablation()
+	g.Policies = []string{PolicyLRU}
+	steps, err := Decompose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != len(g.Scenarios)*len(g.Workloads)*len(Stages) {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for i := 0; i < len(steps); i += len(Stages) {
+		labStep, lower, simStep := steps[i], steps[i+3], steps[i+4]
+		if lower.Stage != "+lower" || simStep.Stage != "kvtier-policy" {
+			t.Fatalf("stages out of order: %+v", steps[i:i+len(Stages)])
+		}
+		if d := relDiff(lower.MeanLatencyMs, simStep.MeanLatencyMs); d > 1e-9 || lower.HitRatio != simStep.HitRatio {
+			t.Errorf("%s %s: +lower %.4f ms %.3f, sim %.4f ms %.3f", lower.Scenario, lower.Workload,
+				lower.MeanLatencyMs, lower.HitRatio, simStep.MeanLatencyMs, simStep.HitRatio)
+		}
+		want := 0.0
+		for _, f := range readTestFigures(t) {
+			if f.Scenario == labStep.Scenario && f.Workload == labStep.Workload && f.Policy == PolicyLRU {
+				want += f.MeanLatencyMs / 3
+			}
+		}
+		if relDiff(labStep.MeanLatencyMs, want) > 1e-9 {
+			t.Errorf("%s %s: lab stage %.6f ms, lab figures %.6f", labStep.Scenario, labStep.Workload, labStep.MeanLatencyMs, want)
+		}
+	}
+}

@@ -44,11 +44,31 @@ type Config struct {
 	Seed      int64
 	Spec      Spec
 	Quant     sim.Quant
+	Model     Model // the zero Model is the lab's
+}
+
+// Model switches parts of the lab's model to kvtier's (package sim, cache
+// mode), one at a time, to measure what each contributes to the
+// difference between the two presets. The zero Model is the lab's.
+type Model struct {
+	// ColdDirect places a cold miss straight into tier 0 and charges it
+	// as sim does: 4x tier 0's read latency, the page at half its
+	// bandwidth, the decode penalty. The lab inserts it into
+	// the slowest tier and promotes it from there.
+	ColdDirect bool
+	// HitBandwidth adds the page's bytes at tier 0's bandwidth to a hit,
+	// as sim does.
+	HitBandwidth bool
+	// LRUBelow evicts from the tiers below tier 0 the page longest there
+	// (sim's LRU lower tiers), tells the policy only of tier-0 evictions,
+	// and takes a promoted page out of its tier before room is made in
+	// tier 0 (no stale copies).
+	LRUBelow bool
 }
 
 // Run replays the trace through the lab model with a fresh policy.
 func Run(c Config) (Result, error) {
-	e := newEngine(c.Hierarchy, c.Trace, c.Quant, c.Spec.chooser(c.Trace.Sizes))
+	e := newEngine(c.Hierarchy, c.Trace, c.Quant, c.Spec.chooser(c.Trace.Sizes), c.Model)
 	for step, page := range c.Trace.Accesses {
 		e.step = step
 		e.access(page)
