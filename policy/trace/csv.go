@@ -17,50 +17,53 @@ import (
 // op and class are names (access, think_active, ...), write and pinned are
 // booleans (true/false/1/0). Unknown or repeated columns, rows with the
 // wrong number of cells, bad values and time going backwards are errors
-// naming the line, column and field. Memory is bounded by the longest row.
+// naming the line, column and field. Memory is bounded by the longest row,
+// and a row of plain values (digits, names) is read without allocating.
 type CSV struct {
-	r    *csv.Reader
+	s    *csvScanner
 	name string
 	cols []string // column names, by position; nil before the header
+	kind []int    // index in Columns of each column
 	ord  order
 }
 
 // NewCSV returns a reader of the CSV trace in r; name is used in errors.
 func NewCSV(r io.Reader, name string) *CSV {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
-	return &CSV{r: cr, name: name}
+	return &CSV{s: newCSVScanner(r), name: name}
 }
 
 // errAt returns a ParseError at cell i of the last row read.
 func (c *CSV) errAt(i int, field string, err error) error {
-	line, col := c.r.FieldPos(i)
+	line, col := c.s.fieldPos(i)
 	return &ParseError{File: c.name, Line: line, Col: col, Field: field, Err: err}
 }
 
-func (c *CSV) read() ([]string, error) {
-	row, err := c.r.Read()
+func (c *CSV) read() error {
+	err := c.s.read()
+	if err == nil {
+		return nil
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return nil, &ParseError{File: c.name, Line: pe.Line, Col: pe.Column, Err: pe.Err}
+		return &ParseError{File: c.name, Line: pe.Line, Col: pe.Column, Err: pe.Err}
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("reading %s: %w", c.name, err)
+	if !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reading %s: %w", c.name, err)
 	}
-	return row, err
+	return err
 }
 
 func (c *CSV) header() error {
-	row, err := c.read()
+	err := c.read()
 	if errors.Is(err, io.EOF) {
 		return &ParseError{File: c.name, Line: 1, Err: errors.New("no header row")}
 	}
 	if err != nil {
 		return err
 	}
-	c.cols = make([]string, len(row))
-	for i, name := range row {
+	c.cols = make([]string, c.s.n())
+	for i := range c.cols {
+		name := string(c.s.field(i))
 		switch {
 		case !slices.Contains(Columns, name):
 			return c.errAt(i, name, fmt.Errorf("unknown column (want some of %v)", Columns))
@@ -68,6 +71,7 @@ func (c *CSV) header() error {
 			return c.errAt(i, name, errors.New("column given twice"))
 		}
 		c.cols[i] = name
+		c.kind = append(c.kind, slices.Index(Columns, name))
 	}
 	for _, req := range []string{"time", "block", "op"} {
 		if !slices.Contains(c.cols, req) {
@@ -84,14 +88,17 @@ func (c *CSV) Next() (Record, error) {
 			return Record{}, err
 		}
 	}
-	row, err := c.read()
-	if err != nil {
+	if err := c.read(); err != nil {
 		return Record{}, err
 	}
 	var rec Record
-	for i, v := range row {
-		if err := setField(&rec, c.cols[i], v); err != nil {
-			return Record{}, c.errAt(i, c.cols[i], err)
+	for i, col := range c.cols {
+		v := c.s.field(i)
+		if setFieldBytes(&rec, c.kind[i], v) {
+			continue
+		}
+		if err := setField(&rec, col, string(v)); err != nil {
+			return Record{}, c.errAt(i, col, err)
 		}
 	}
 	if field, err := check(&rec); err != nil {
