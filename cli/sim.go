@@ -44,7 +44,10 @@ func newSimCmd() *cobra.Command {
 			"Mooncake or LMBench JSONL, detected from the file unless --format says; plain, gzip or zstd,\n" +
 			"told by the file's first bytes) against a tier hierarchy and print, for each policy, the\n" +
 			"fast-tier hit ratio, modelled latency, bytes moved and the share of the LRU-to-Bélády headroom.\n" +
-			"--reference picks the reference rows (LRU and Bélády by default; none for speed).\n\n" +
+			"--reference picks the reference rows (LRU and Bélády by default; none for speed).\n" +
+			"Blocks mode with lru, fifo, sieve, arc or s3fifo and no Bélády row (--reference none or lru)\n" +
+			"streams the trace: it is read once, on one core, while the policies replay it on the others,\n" +
+			"and never held in memory.\n\n" +
 			"A Mooncake or LMBench request replays its prompt blocks (hash_ids), then the decode blocks its\n" +
 			"output appends; --no-decode replays the prompt blocks only, as libCacheSim and most papers\n" +
 			"count them. LMBench traces (timestamps in nanoseconds as strings) replay in timestamp order.\n" +
@@ -200,13 +203,20 @@ func (f *simFlags) openOptions() (trace.OpenOptions, error) {
 	return opt, nil
 }
 
-// simTraces prepares the workloads and trace files named by the flags.
-func (f *simFlags) simTraces() ([]*sim.Trace, error) {
+// namedOpener is a workload or trace file and how to read it.
+type namedOpener struct {
+	name string
+	open sim.Opener
+}
+
+// openers returns the workloads and trace files named by the flags, in
+// order, checking the workload specs.
+func (f *simFlags) openers() ([]namedOpener, error) {
 	opt, err := f.openOptions()
 	if err != nil {
 		return nil, err
 	}
-	var out []*sim.Trace
+	var out []namedOpener
 	for _, w := range f.workloads {
 		ws, err := trace.ParseWorkloadSeed(w, f.seed)
 		if err != nil {
@@ -215,20 +225,69 @@ func (f *simFlags) simTraces() ([]*sim.Trace, error) {
 		if _, err := trace.LookupWorkload(ws.Name); err != nil {
 			return nil, usageError("--workload: %v", err)
 		}
-		t, err := sim.Prepare(ws.String(), func() (trace.Reader, error) { return trace.NewWorkload(ws.Name, ws.Params) })
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
+		out = append(out, namedOpener{ws.String(), func() (trace.Reader, error) { return trace.NewWorkload(ws.Name, ws.Params) }})
 	}
 	for _, path := range f.traces {
-		t, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.OpenWith(path, opt) })
+		out = append(out, namedOpener{path, func() (trace.Reader, error) { return trace.OpenWith(path, opt) }})
+	}
+	return out, nil
+}
+
+// simTraces prepares the workloads and trace files named by the flags.
+func (f *simFlags) simTraces() ([]*sim.Trace, error) {
+	opens, err := f.openers()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*sim.Trace, 0, len(opens))
+	for _, o := range opens {
+		t, err := sim.Prepare(o.name, o.open)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// compare runs the comparison of every workload and trace: streamed when
+// sim.Streamable says so (blocks mode with policies of a compact form and
+// no Bélády: the trace is read once, never kept), else prepared. It
+// returns the rows, each comparison's error, and an error that stops the
+// command.
+func (f *simFlags) compare(cfg sim.Config, pols []string, refs sim.References) ([]sim.Result, []error, error) {
+	var all []sim.Result
+	var errs []error
+	if sim.Streamable(cfg, pols, refs) {
+		opens, err := f.openers()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, o := range opens {
+			rs, err := sim.CompareStream(cfg, pols, refs, o.name, o.open)
+			if err != nil {
+				return nil, nil, err
+			}
+			all = append(all, rs...)
+		}
+		return all, nil, nil
+	}
+	traces, err := f.simTraces()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFits(cfg, traces); err != nil {
+		return nil, nil, err
+	}
+	for _, t := range traces {
+		rs, err := sim.CompareWith(cfg, pols, refs, t)
+		if err != nil && len(rs) == 0 {
+			return nil, nil, err
+		}
+		errs = append(errs, err)
+		all = append(all, rs...)
+	}
+	return all, errs, nil
 }
 
 func runSim(cmd *cobra.Command, f *simFlags) error {
@@ -255,22 +314,9 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 			return usageError("--policy: %v", err)
 		}
 	}
-	traces, err := f.simTraces()
+	all, errs, err := f.compare(cfg, pols, refs)
 	if err != nil {
 		return err
-	}
-	if err := checkFits(cfg, traces); err != nil {
-		return err
-	}
-	var all []sim.Result
-	var errs []error
-	for _, t := range traces {
-		rs, err := sim.CompareWith(cfg, pols, refs, t)
-		if err != nil && len(rs) == 0 {
-			return err
-		}
-		errs = append(errs, err)
-		all = append(all, rs...)
 	}
 	if f.asJSON {
 		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(all); err != nil {

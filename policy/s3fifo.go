@@ -57,6 +57,10 @@ func NewS3FIFO(smallShare float64, threshold int, env Env) *S3FIFO {
 	}
 }
 
+// Shape returns the small FIFO's share of the capacity and the hits that
+// move a block from the small FIFO to main, as the policy was built with.
+func (p *S3FIFO) Shape() (small float64, threshold int) { return p.smallShare, int(p.threshold) }
+
 // Access counts a hit on a resident block, saturating at 3.
 func (p *S3FIFO) Access(b *Block, _ Time) {
 	if n, ok := p.nodes[b.ID]; ok && n.freq < 3 {

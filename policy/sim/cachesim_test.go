@@ -14,7 +14,8 @@ import (
 //
 //	cachesim zipf-6k.csv csv lru,fifo,arc,sieve,lfu N -t "time-col=1,obj-id-col=2,obj-size-col=4,has-header=true"
 func TestMatchesCachesim(t *testing.T) {
-	tr, err := Prepare("zipf-6k.csv", func() (trace.Reader, error) { return trace.Open("testdata/zipf-6k.csv") })
+	open := func() (trace.Reader, error) { return trace.Open("testdata/zipf-6k.csv") }
+	tr, err := Prepare("zipf-6k.csv", open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +37,17 @@ func TestMatchesCachesim(t *testing.T) {
 			}
 			if miss := 1 - r.FastHitRatio; math.Abs(miss-tt.miss[i]) > 0.00005 {
 				t.Errorf("%s at %d objects: miss ratio %.4f, cachesim %.4f", tt.policy, capacity, miss, tt.miss[i])
+			}
+			cfg := Config{Mode: ModeBlocks, CapacityBlocks: capacity}
+			if !Streamable(cfg, []string{tt.policy}, References{}) {
+				continue
+			}
+			rs, err := CompareStream(cfg, []string{tt.policy}, References{}, "zipf-6k.csv", open)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if miss := 1 - rs[0].FastHitRatio; math.Abs(miss-tt.miss[i]) > 0.00005 {
+				t.Errorf("%s at %d objects, streamed: miss ratio %.4f, cachesim %.4f", tt.policy, capacity, miss, tt.miss[i])
 			}
 		}
 	}
