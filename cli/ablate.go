@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kvtier/kvtier/policy/sim"
+	"github.com/kvtier/kvtier/policy/sim/lab"
 )
 
 func init() { register(newAblateCmd) }
@@ -31,7 +32,9 @@ func newAblateCmd() *cobra.Command {
 			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
 			"ablation in the lab-compatible model (kv-hierarchy-lab's generators, cost model and\n" +
 			"policies; see package policy/sim/lab), which --check compares with the lab's published\n" +
-			"figures and --decompose walks to kvtier's model one change at a time. A grid file is JSON:\n" +
+			"figures and --decompose walks to kvtier's model one change at a time. A grid file is JSON\n" +
+			"(with \"mode\": \"lab\" it runs in the lab model: lab workloads such as long_tail_mix or\n" +
+			"adversarial_prefetch, lab policies or kvtier's as \"kvtier:SPEC\"):\n" +
 			`  {"name": "mine", "preset": "kvlab", "mode": "cache",` + "\n" +
 			`   "policies": [{"name": "lru"}, {"name": "regret_aware", "params": {"weight": ["6", "12"]}}],` + "\n" +
 			`   "scenarios": ["medium"], "workloads": ["adversarial_burst"], "quants": ["fp16", "int4"],` + "\n" +
@@ -65,11 +68,9 @@ type ablateOptions struct {
 
 // runAblate runs a grid (or the lab preset) and writes its artifacts.
 func runAblate(cmd *cobra.Command, o ablateOptions) error {
+	lo := labOptions{o.outDir, o.check, o.decompose, o.asJSON}
 	if o.preset == "lab" && o.config == "" {
-		return runLabAblate(cmd, labOptions{o.outDir, o.check, o.decompose, o.asJSON})
-	}
-	if o.check != "" || o.decompose {
-		return usageError("--check and --decompose need --preset lab")
+		return runLabAblate(cmd, lab.Ablation(), lo)
 	}
 	var g sim.Grid
 	var err error
@@ -81,8 +82,18 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	default:
 		g, err = sim.GridPreset(o.preset)
 	}
+	if err == nil && g.Mode == "lab" {
+		lg, err := lab.GridFromSim(g)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		return runLabAblate(cmd, lg, lo)
+	}
 	if err != nil {
 		return usageError("%v", err)
+	}
+	if o.check != "" || o.decompose {
+		return usageError("--check and --decompose need --preset lab or a grid file with mode lab")
 	}
 	if o.outDir == "" {
 		return usageError("--output-dir is required")

@@ -25,8 +25,7 @@ type labOptions struct {
 // results do not reproduce make the command fail (exit 1) after the report.
 // With decompose it prints the stages from the lab's model to kvtier's
 // instead.
-func runLabAblate(cmd *cobra.Command, o labOptions) error {
-	g := lab.Ablation()
+func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 	if o.decompose {
 		steps, err := lab.Decompose(g)
 		if err != nil {

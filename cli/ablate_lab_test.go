@@ -49,3 +49,39 @@ func TestAblateLab(t *testing.T) {
 		t.Errorf("--check without --preset lab: exit %d (%s), want usage", code, stderr)
 	}
 }
+
+// TestAblateLabGrid runs a grid file in the lab model: the lab's missing
+// workloads, a lab policy and kvtier policies.
+func TestAblateLabGrid(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.json")
+	bad := filepath.Join(dir, "bad.json")
+	for p, body := range map[string]string{
+		grid: `{"name": "more", "mode": "lab", "policies": [{"name": "lru"}, {"name": "kvtier:s3fifo"}],
+			"scenarios": ["constrained"], "workloads": ["long_tail_mix", "adversarial_prefetch:steps=64"], "seeds": [7]}`,
+		bad: `{"name": "bad", "mode": "lab", "policies": [{"name": "kvtier:nope"}],
+			"scenarios": ["constrained"], "workloads": ["long_tail_mix"], "seeds": [7]}`,
+	} {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"artifacts", []string{"--config", grid, "-o", filepath.Join(dir, "out")}, ExitOK, "grid more: 4 runs"},
+		{"decompose", []string{"--config", grid, "--decompose"}, ExitOK, "| constrained | adversarial_prefetch | kvtier:s3fifo |"},
+		{"bad policy", []string{"--config", bad, "-o", dir}, ExitUsage, "unknown policy"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(append([]string{"ablate"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+				t.Errorf("exit %d, want %d; output %q %q, want %q", code, tc.code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}

@@ -29,7 +29,9 @@ type Step struct {
 // Decompose runs the grid at every stage of Stages and returns, for each
 // scenario, workload, policy and stage, the mean over seeds of the mean
 // latency and of the fast-tier hit ratio. The grid's policy specs must be
-// valid for kvtier too (the lab ablation's are).
+// valid for kvtier too once a "kvtier:" prefix is dropped (the lab
+// ablation's are); the last stage runs kvtier's generator of the same name
+// (see kvtierParams).
 func Decompose(g Grid) ([]Step, error) {
 	models := []Model{{}, {ColdDirect: true}, {ColdDirect: true, HitBandwidth: true},
 		{ColdDirect: true, HitBandwidth: true, LRUBelow: true}}
@@ -78,9 +80,9 @@ func stageMeans(seeds []int64, h sim.Hierarchy, w Workload, spec string, sp Spec
 		default:
 			open := func() (trace.Reader, error) { return lt.Reader(), nil }
 			if stage == "kvtier" {
-				open = func() (trace.Reader, error) { return trace.NewWorkload(w.Name, trace.WorkloadParams{Seed: seed}) }
+				open = func() (trace.Reader, error) { return trace.NewWorkload(w.Name, kvtierParams(w, seed)) }
 			}
-			if l, r, err = simMeans(open, h, spec, seed); err != nil {
+			if l, r, err = simMeans(open, h, strings.TrimPrefix(spec, PolicyKvtier+":"), seed); err != nil {
 				return 0, 0, err
 			}
 		}
@@ -88,6 +90,14 @@ func stageMeans(seeds []int64, h sim.Hierarchy, w Workload, spec string, sp Spec
 		hit += r / float64(len(seeds))
 	}
 	return lat, hit, nil
+}
+
+// kvtierParams are the parameters of kvtier's generator of the same name:
+// the lab workload's pages, steps, period and burst where given, else
+// kvtier's defaults.
+func kvtierParams(w Workload, seed int64) trace.WorkloadParams {
+	return trace.WorkloadParams{Seed: seed, Pages: w.Params.Pages, Steps: w.Params.Length,
+		Period: w.Params.Period, Burst: w.Params.Burst}
 }
 
 func simMeans(open sim.Opener, h sim.Hierarchy, spec string, seed int64) (lat, hit float64, err error) {

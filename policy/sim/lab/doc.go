@@ -21,9 +21,11 @@
 // The lab's policies (lru, cost_aware, regret_aware) are implemented as the
 // lab defines them, with the lab's tie-breaking (the first resident page
 // in insertion order wins among equal scores), not kvtier's policies of the
-// same names. Workloads come from trace.LabWorkload, which reproduces the
-// lab's Python random draws. Ablation is the lab's regret ablation; Check
-// compares results with the lab's published figures.
+// same names; any kvtier policy runs in the model as "kvtier:SPEC", one
+// instance per tier. Workloads come from trace.LabWorkload, which
+// reproduces the lab's Python random draws. Ablation is the lab's regret
+// ablation; Check compares results with the lab's published figures;
+// Model and Decompose switch the model's parts to sim's one at a time.
 //
 // The package is pure Go: no syscalls and no logging.
 package lab

@@ -29,15 +29,17 @@ type tier struct {
 
 func (t *tier) has(page int) bool { return t.bytes[page] > 0 }
 
-// add is MemoryTier.add_page: nothing happens when the page is there.
-func (t *tier) add(page int, size int64) {
+// add is MemoryTier.add_page: nothing happens when the page is there
+// (and add reports false).
+func (t *tier) add(page int, size int64) bool {
 	if t.has(page) {
-		return
+		return false
 	}
 	t.order = append(t.order, page)
 	t.bytes[page] = size
 	t.used += size
 	t.peak = max(t.peak, t.used)
+	return true
 }
 
 func (t *tier) remove(page int) int64 {
@@ -73,6 +75,20 @@ func newEngine(h sim.Hierarchy, lt trace.LabTrace, q sim.Quant, pol chooser, m M
 	}
 	e.res.Hits = make([]int64, len(h.Tiers))
 	return e
+}
+
+// put adds page to tier t and tells the policy when it was not there.
+func (e *engine) put(t, page int, size int64) {
+	if e.tiers[t].add(page, size) {
+		e.pol.entered(page, t, e.step)
+	}
+}
+
+// take removes page from tier t, tells the policy and returns its bytes.
+func (e *engine) take(t, page int) int64 {
+	size := e.tiers[t].remove(page)
+	e.pol.left(page, t, e.step)
+	return size
 }
 
 // lookup returns the fastest tier holding page, or -1.
@@ -123,7 +139,7 @@ func (e *engine) insertCold(page int) {
 		return
 	}
 	e.makeRoom(last, page)
-	e.tiers[last].add(page, e.sizes[page])
+	e.put(last, page, e.sizes[page])
 	e.pol.inserted(page, e.step)
 }
 
@@ -136,13 +152,13 @@ func (e *engine) promote(page, src int) {
 		return
 	}
 	if src >= 0 && e.model.LRUBelow {
-		e.tiers[src].remove(page)
+		e.take(src, page)
 	}
 	e.makeRoom(0, page)
 	if src >= 0 && e.tiers[src].has(page) {
-		e.tiers[src].remove(page)
+		e.take(src, page)
 	}
-	e.tiers[0].add(page, e.sizes[page])
+	e.put(0, page, e.sizes[page])
 	e.transfer(src, 0, page, e.sizes[page])
 	e.pol.inserted(page, e.step)
 }
@@ -158,7 +174,7 @@ func (e *engine) makeRoom(t int, page int) {
 		}
 		v := 0
 		if t == 0 || !e.model.LRUBelow {
-			v = e.pol.victim(tr.order, e.step)
+			v = e.pol.victim(t, tr.order, e.step)
 		}
 		e.evict(t, tr.order[v])
 	}
@@ -167,7 +183,7 @@ func (e *engine) makeRoom(t int, page int) {
 // evict takes page out of tier t and demotes it to tier t+1, making room
 // there first; out of the last tier it is dropped.
 func (e *engine) evict(t, page int) {
-	size := e.tiers[t].remove(page)
+	size := e.take(t, page)
 	e.res.Evictions++
 	if t == 0 || !e.model.LRUBelow {
 		e.pol.evicted(page, e.step)
@@ -176,7 +192,7 @@ func (e *engine) evict(t, page int) {
 		return
 	}
 	e.makeRoom(t+1, page)
-	e.tiers[t+1].add(page, size)
+	e.put(t+1, page, size)
 	e.transfer(t, t+1, page, size)
 }
 

@@ -32,3 +32,15 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseWorkload(f *testing.F) {
+	for _, s := range []string{"periodic_reuse:pages=96,steps=640,period=11", "chat_continuation", "rag_burst:burst=-1,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		w, err := ParseWorkload(in)
+		if err == nil && (w.Params.Pages < 0 || w.Params.Length < 0 || w.Params.Period < 0 || w.Params.Burst < 0) {
+			t.Fatalf("%q: accepted %+v", in, w)
+		}
+	})
+}

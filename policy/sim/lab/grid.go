@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
@@ -18,14 +19,19 @@ type Workload struct {
 // Spec returns the workload as a kvtier spec string
 // ("periodic_reuse:pages=96,steps=640,period=11") for metadata.
 func (w Workload) Spec() string {
-	s := w.Name + ":pages=" + strconv.Itoa(w.Params.Pages) + ",steps=" + strconv.Itoa(w.Params.Length)
-	if w.Params.Period > 0 {
-		s += ",period=" + strconv.Itoa(w.Params.Period)
+	var kv []string
+	for _, p := range []struct {
+		k string
+		v int
+	}{{"pages", w.Params.Pages}, {"steps", w.Params.Length}, {"period", w.Params.Period}, {"burst", w.Params.Burst}} {
+		if p.v > 0 {
+			kv = append(kv, p.k+"="+strconv.Itoa(p.v))
+		}
 	}
-	if w.Params.Burst > 0 {
-		s += ",burst=" + strconv.Itoa(w.Params.Burst)
+	if len(kv) == 0 {
+		return w.Name
 	}
-	return s
+	return w.Name + ":" + strings.Join(kv, ",")
 }
 
 // Grid is a lab ablation: every seed x scenario x quantisation x workload
@@ -63,6 +69,9 @@ func Ablation() Grid {
 
 // Run runs every cell of the grid in the grid's order.
 func (g Grid) Run() ([]Result, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
 	specs := make([]Spec, len(g.Policies))
 	for i, p := range g.Policies {
 		var err error
@@ -123,4 +132,89 @@ func (g Grid) SimGrid() sim.Grid {
 		sg.Workloads = append(sg.Workloads, w.Spec())
 	}
 	return sg
+}
+
+// ParseWorkload parses a lab workload spec: a name of
+// trace.LabWorkloads() and optional pages, steps (the lab's length),
+// period and burst, as in "periodic_reuse:pages=96,steps=640,period=11".
+func ParseWorkload(spec string) (Workload, error) {
+	name, params, _ := strings.Cut(spec, ":")
+	if _, err := trace.LabDefaults(name); err != nil {
+		return Workload{}, err
+	}
+	w := Workload{Name: name}
+	for kv := range strings.SplitSeq(params, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return Workload{}, fmt.Errorf("%w: lab workload %s: %s=%q: want an integer > 0", trace.ErrBadParam, name, k, v)
+		}
+		switch k {
+		case "pages":
+			w.Params.Pages = n
+		case "steps":
+			w.Params.Length = n
+		case "period":
+			w.Params.Period = n
+		case "burst":
+			w.Params.Burst = n
+		default:
+			return Workload{}, fmt.Errorf("%w: lab workload %s has no parameter %q (want pages, steps, period, burst)",
+				trace.ErrBadParam, name, k)
+		}
+	}
+	return w, nil
+}
+
+// GridFromSim turns a grid file with "mode": "lab" into a lab grid: its
+// policy specs are lab specs (lru, cost_aware, regret_aware with
+// parameters, or kvtier:SPEC), its workloads lab workload specs
+// (ParseWorkload), its preset kvlab or empty.
+func GridFromSim(sg sim.Grid) (Grid, error) {
+	if sg.Mode != "lab" || (sg.Preset != "" && sg.Preset != "kvlab") {
+		return Grid{}, fmt.Errorf("%w: grid %q: want mode lab and preset kvlab", sim.ErrBadConfig, sg.Name)
+	}
+	g := Grid{Name: sg.Name, Policies: sg.Specs(), Scenarios: sg.Scenarios, Quants: sg.Quants, Seeds: sg.Seeds}
+	if len(g.Quants) == 0 {
+		g.Quants = []string{"fp16"}
+	}
+	for _, ws := range sg.Workloads {
+		w, err := ParseWorkload(ws)
+		if err != nil {
+			return Grid{}, fmt.Errorf("%w: grid %q: %w", sim.ErrBadConfig, sg.Name, err)
+		}
+		g.Workloads = append(g.Workloads, w)
+	}
+	return g, g.Validate()
+}
+
+// Validate checks the grid's names and values before anything runs.
+func (g Grid) Validate() error {
+	if g.runs() == 0 {
+		return fmt.Errorf("%w: lab grid %q needs policies, scenarios, workloads, quants and seeds", sim.ErrBadConfig, g.Name)
+	}
+	for _, p := range g.Policies {
+		if _, err := ParseSpec(p); err != nil {
+			return fmt.Errorf("%w: lab grid %q: %w", sim.ErrBadConfig, g.Name, err)
+		}
+	}
+	for _, sc := range g.Scenarios {
+		if _, err := sim.NewHierarchy("kvlab", sc); err != nil {
+			return err
+		}
+	}
+	for _, q := range g.Quants {
+		if _, err := sim.ParseQuant(q); err != nil {
+			return fmt.Errorf("%w: lab grid %q: %w", sim.ErrBadConfig, g.Name, err)
+		}
+	}
+	for _, s := range g.Seeds {
+		if s < 0 {
+			return fmt.Errorf("%w: lab grid %q: seed %d: want >= 0 (a Python seed)", sim.ErrBadConfig, g.Name, s)
+		}
+	}
+	return nil
 }

@@ -183,18 +183,19 @@ func TestTooBig(t *testing.T) {
 
 // TestDecomposeStages checks the decomposition's two ends against what
 // they claim to be: its lab stage is the lab ablation, and with every
-// Model switch on, LRU (whose definition is the same in both) measures
-// what sim's own cache mode measures on the same traces (to 1e-9), so the
-// switches model sim's cost model and lower tiers exactly and what is left
-// between +lower and kvtier-policy is the policies' definitions.
+// Model switch on, LRU (whose definition is the same in both) and kvtier's
+// ARC run in the lab model measure what sim's own cache mode measures on
+// the same traces (to 1e-9), so the switches model sim's cost model and
+// lower tiers exactly and what is left between +lower and kvtier-policy
+// is the policies' definitions.
 func TestDecomposeStages(t *testing.T) {
 	g := Ablation()
-	g.Policies = []string{PolicyLRU}
+	g.Policies = []string{PolicyLRU, "kvtier:arc"}
 	steps, err := Decompose(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(steps) != len(g.Scenarios)*len(g.Workloads)*len(Stages) {
+	if len(steps) != len(g.Scenarios)*len(g.Workloads)*len(g.Policies)*len(Stages) {
 		t.Fatalf("%d steps", len(steps))
 	}
 	for i := 0; i < len(steps); i += len(Stages) {
@@ -206,6 +207,9 @@ func TestDecomposeStages(t *testing.T) {
 			t.Errorf("%s %s: +lower %.4f ms %.3f, sim %.4f ms %.3f", lower.Scenario, lower.Workload,
 				lower.MeanLatencyMs, lower.HitRatio, simStep.MeanLatencyMs, simStep.HitRatio)
 		}
+		if labStep.Policy != PolicyLRU {
+			continue
+		}
 		want := 0.0
 		for _, f := range readTestFigures(t) {
 			if f.Scenario == labStep.Scenario && f.Workload == labStep.Workload && f.Policy == PolicyLRU {
@@ -214,6 +218,87 @@ func TestDecomposeStages(t *testing.T) {
 		}
 		if relDiff(labStep.MeanLatencyMs, want) > 1e-9 {
 			t.Errorf("%s %s: lab stage %.6f ms, lab figures %.6f", labStep.Scenario, labStep.Workload, labStep.MeanLatencyMs, want)
+		}
+	}
+}
+
+// TestKvtierLRUIsLabLRU: kvtier's lru, run in the lab model one instance
+// per tier, measures what the lab's lru measures in every cell of the
+// ablation, which checks the adapter's event mapping.
+func TestKvtierLRUIsLabLRU(t *testing.T) {
+	g := Ablation()
+	g.Policies = []string{PolicyLRU, "kvtier:lru"}
+	rs, err := g.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(rs); i += 2 {
+		a, b := rs[i], rs[i+1]
+		if a.Misses != b.Misses || a.BytesMoved != b.BytesMoved || a.Evictions != b.Evictions ||
+			relDiff(a.MeanLatencyMs, b.MeanLatencyMs) > 1e-9 {
+			t.Errorf("seed %d %s %s: lab lru %d misses %d bytes %v ms, kvtier:lru %d %d %v", a.Seed, a.Scenario,
+				a.Workload, a.Misses, a.BytesMoved, a.MeanLatencyMs, b.Misses, b.BytesMoved, b.MeanLatencyMs)
+		}
+	}
+}
+
+func TestGridFromSim(t *testing.T) {
+	base := sim.Grid{Name: "g", Mode: "lab", Policies: []sim.Sweep{{Name: "lru"}, {Name: "kvtier:s3fifo"},
+		{Name: "regret_aware", Params: map[string][]string{"weight": {"1", "12"}}}},
+		Scenarios: []string{"medium"}, Workloads: []string{"long_tail_mix", "adversarial_prefetch:pages=32,steps=100"},
+		Seeds: []int64{1, 2}}
+	g, err := GridFromSim(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := g.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2*1*2*4 || rs[0].Accesses != 400 || rs[4].Accesses != 100 {
+		t.Errorf("%d runs, first workloads %d and %d accesses", len(rs), rs[0].Accesses, rs[4].Accesses)
+	}
+	bad := []func(*sim.Grid){
+		func(g *sim.Grid) { g.Mode = "cache" },
+		func(g *sim.Grid) { g.Preset = "cxl" },
+		func(g *sim.Grid) { g.Policies = []sim.Sweep{{Name: "kvtier:nope"}} },
+		func(g *sim.Grid) { g.Workloads = []string{"long_context"} },
+		func(g *sim.Grid) { g.Workloads = []string{"long_tail_mix:hot=3"} },
+		func(g *sim.Grid) { g.Scenarios = []string{"huge"} },
+		func(g *sim.Grid) { g.Seeds = []int64{-1} },
+		func(g *sim.Grid) { g.Seeds = nil },
+		func(g *sim.Grid) { g.Quants = []string{"fp4"} },
+	}
+	for i, f := range bad {
+		sg := base
+		f(&sg)
+		if _, err := GridFromSim(sg); err == nil {
+			t.Errorf("bad grid %d accepted", i)
+		}
+	}
+}
+
+func TestParseWorkload(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Workload
+		err  bool
+	}{
+		{"periodic_reuse:pages=96,steps=640,period=11", Workload{"periodic_reuse", trace.LabParams{Pages: 96, Length: 640, Period: 11}}, false},
+		{"adversarial_burst:burst=14", Workload{"adversarial_burst", trace.LabParams{Burst: 14}}, false},
+		{"long_tail_mix", Workload{Name: "long_tail_mix"}, false},
+		{"long_tail_mix:pages=0", Workload{}, true},
+		{"long_tail_mix:pages", Workload{}, true},
+		{"long_tail_mix:seed=3", Workload{}, true},
+		{"nope", Workload{}, true},
+	}
+	for _, tc := range tests {
+		w, err := ParseWorkload(tc.in)
+		if (err != nil) != tc.err || w != tc.want {
+			t.Errorf("%s: %+v, %v; want %+v, error %v", tc.in, w, err, tc.want, tc.err)
+		}
+		if err == nil && w.Spec() != tc.in && tc.in != "adversarial_burst:burst=14" {
+			t.Errorf("%s: Spec() %s", tc.in, w.Spec())
 		}
 	}
 }

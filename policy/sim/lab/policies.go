@@ -5,32 +5,49 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/sim"
+	"github.com/kvtier/kvtier/policy/trace"
 )
 
-// chooser is a lab policy: it hears every access, every insertion into
-// any tier and every eviction out of any tier, and picks a victim among
-// the resident pages of one tier, listed in the order they entered it.
-// Pages are indices into the trace's page table. The lab's policies
-// choose with Python's min(): the first page of lowest score wins a tie,
-// so the order of the candidates matters.
+// chooser is a policy of the lab model. It hears every access, the lab's
+// on_insert (a cold insertion into the slowest tier, a promotion into tier
+// 0) and on_evict (an eviction out of any tier), and also every page
+// entering (entered) or leaving (left) a tier by any move; it picks a
+// victim among the resident pages of a tier, listed in the order they
+// entered it. Pages are indices into the trace's page table. The lab's
+// policies choose with Python's min(): the first page of lowest score wins
+// a tie, so the order of the candidates matters; they ignore entered and
+// left.
 type chooser interface {
 	access(page, step int)
 	inserted(page, step int)
 	evicted(page, step int)
-	victim(cands []int, step int) int // index into cands
+	entered(page, tier, step int)
+	left(page, tier, step int)
+	victim(tier int, cands []int, step int) int // index into cands
 }
+
+// labHooks gives the lab's policies the hooks they ignore.
+type labHooks struct{}
+
+func (labHooks) entered(int, int, int) {}
+func (labHooks) left(int, int, int)    {}
 
 // Policy names the lab's policies understand.
 const (
 	PolicyLRU    = "lru"
 	PolicyCost   = "cost_aware"
 	PolicyRegret = "regret_aware"
+	PolicyKvtier = "kvtier" // prefix of a kvtier policy spec
 )
 
-// Spec is a parsed lab policy: a name and, for regret_aware, its weights.
-// The zero values of the regret fields take the lab's defaults.
+// Spec is a parsed lab policy: a name and, for regret_aware, its weights;
+// or, with Name "kvtier", a kvtier policy spec (Kvtier).
 type Spec struct {
 	Name          string
+	Kvtier        string  // a kvtier policy spec (policy.New)
 	Weight        float64 // regret_weight, default 6
 	Horizon       int     // regret_horizon, default 24
 	Decay         float64 // default 0.98
@@ -40,8 +57,16 @@ type Spec struct {
 
 // ParseSpec parses "lru", "cost_aware" or "regret_aware" with optional
 // parameters in kvtier's spec syntax: "regret_aware:weight=12,horizon=24"
-// (also decay, freq_weight, recency_weight).
+// (also decay, freq_weight, recency_weight): the lab's policies. A spec
+// "kvtier:SPEC" runs kvtier's policy SPEC (any of `kvtier policies`) in
+// the lab model, one instance per tier (see kvtierChooser).
 func ParseSpec(s string) (Spec, error) {
+	if ks, ok := strings.CutPrefix(s, "kvtier:"); ok {
+		if _, err := policy.New(ks, policy.Env{CapacityBytes: 1 << 20}); err != nil {
+			return Spec{}, fmt.Errorf("%w: %w", ErrBadSpec, err)
+		}
+		return Spec{Name: PolicyKvtier, Kvtier: ks}, nil
+	}
 	name, params, _ := strings.Cut(s, ":")
 	sp := Spec{Name: name, Weight: 6, Horizon: 24, Decay: 0.98, FreqWeight: 1.5, RecencyWeight: 1}
 	switch name {
@@ -97,6 +122,9 @@ func (sp *Spec) set(kv string) error {
 // LabName is the name the lab's ablation gives the policy:
 // regret_aware_w6.0_h24 for regret_aware (weight as Python prints a float).
 func (sp Spec) LabName() string {
+	if sp.Name == PolicyKvtier {
+		return PolicyKvtier + ":" + sp.Kvtier
+	}
 	if sp.Name != PolicyRegret {
 		return sp.Name
 	}
@@ -107,14 +135,17 @@ func (sp Spec) LabName() string {
 	return fmt.Sprintf("regret_aware_w%s_h%d", w, sp.Horizon)
 }
 
-func (sp Spec) chooser(sizes []int64) chooser {
+func (sp Spec) chooser(h sim.Hierarchy, lt trace.LabTrace, seed int64) (chooser, error) {
+	sizes := lt.Sizes
 	switch sp.Name {
+	case PolicyKvtier:
+		return newKvtierChooser(sp.Kvtier, h, lt, seed)
 	case PolicyLRU:
-		return newLRU(len(sizes))
+		return newLRU(len(sizes)), nil
 	case PolicyCost:
-		return newCost(sizes)
+		return newCost(sizes), nil
 	}
-	return newRegret(sp, len(sizes))
+	return newRegret(sp, len(sizes)), nil
 }
 
 func filled(n, v int) []int {
@@ -143,19 +174,23 @@ func recencyTerm(w float64, last, step int) float64 {
 }
 
 // lru keys a page by the step of its last access or insertion (-1 never).
-type lru struct{ last []int }
+type lru struct {
+	labHooks
+	last []int
+}
 
 func newLRU(n int) *lru { return &lru{last: filled(n, -1)} }
 
 func (p *lru) access(page, step int)   { p.last[page] = step }
 func (p *lru) inserted(page, step int) { p.last[page] = step }
 func (p *lru) evicted(int, int)        {}
-func (p *lru) victim(cands []int, _ int) int {
+func (p *lru) victim(_ int, cands []int, _ int) int {
 	return argmin(cands, func(pg int) float64 { return float64(p.last[pg]) })
 }
 
 // cost is the lab's cost_aware: 2*frequency + recency - 0.4*KiB.
 type cost struct {
+	labHooks
 	freq, last []int
 	sizes      []int64
 }
@@ -167,7 +202,7 @@ func newCost(sizes []int64) *cost {
 func (p *cost) access(page, step int) { p.freq[page]++; p.last[page] = step }
 func (p *cost) inserted(int, int)     {}
 func (p *cost) evicted(int, int)      {}
-func (p *cost) victim(cands []int, step int) int {
+func (p *cost) victim(_ int, cands []int, step int) int {
 	return argmin(cands, func(pg int) float64 {
 		f := float64(2.0 * float64(p.freq[pg]))
 		size := float64(0.4 * (float64(p.sizes[pg]) / 1024.0))

@@ -10,6 +10,7 @@ package lab
 // where last is the step of the page's last access (-1 never). State is
 // kept for every page ever seen, as in the lab.
 type regret struct {
+	labHooks
 	sp        Spec
 	freq      []int
 	last      []int
@@ -42,7 +43,7 @@ func (p *regret) access(page, step int) {
 
 func (p *regret) inserted(int, int)      {}
 func (p *regret) evicted(page, step int) { p.evictedAt[page] = step }
-func (p *regret) victim(cands []int, step int) int {
+func (p *regret) victim(_ int, cands []int, step int) int {
 	return argmin(cands, func(pg int) float64 {
 		f := float64(p.sp.FreqWeight * float64(p.freq[pg]))
 		r := float64(p.sp.Weight * p.score[pg])

@@ -68,7 +68,11 @@ type Model struct {
 
 // Run replays the trace through the lab model with a fresh policy.
 func Run(c Config) (Result, error) {
-	e := newEngine(c.Hierarchy, c.Trace, c.Quant, c.Spec.chooser(c.Trace.Sizes), c.Model)
+	pol, err := c.Spec.chooser(c.Hierarchy, c.Trace, c.Seed)
+	if err != nil {
+		return Result{}, err
+	}
+	e := newEngine(c.Hierarchy, c.Trace, c.Quant, pol, c.Model)
 	for step, page := range c.Trace.Accesses {
 		e.step = step
 		e.access(page)
@@ -91,7 +95,9 @@ func Run(c Config) (Result, error) {
 
 // Sim converts a result into the simulator's Result, so that the usual
 // artifacts (raw.json, summary.csv, aggregate.csv, plots) can be written.
-// Mode is "lab"; Evictions counts evictions out of every tier.
+// Mode is "lab"; Evictions counts evictions out of every tier; the lab
+// model does not measure p99 latency, repromotions, utilisation or the
+// LRU and Bélády references, which stay zero.
 func (r Result) Sim() sim.Result {
 	return sim.Result{
 		Policy: r.Policy, Workload: r.Workload, Mode: "lab", Preset: "lab", Scenario: r.Scenario,
