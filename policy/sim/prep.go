@@ -127,7 +127,7 @@ func Prepare(name string, open Opener) (*Trace, error) {
 	defer closeReader(r)
 	t := &Trace{Name: name, open: open, code: []uint32{}}
 	mi := metaIndex{t: t, index: map[policy.Meta]uint32{}}
-	index := map[uint64]uint32{}
+	index := newIDMap(1 << 10)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -142,10 +142,8 @@ func Prepare(name string, open Opener) (*Trace, error) {
 		if rec.Op >= 1<<(32-opShift) {
 			return nil, fmt.Errorf("%w: trace %s record %d: op %d", ErrBadConfig, name, len(t.dense)+1, rec.Op)
 		}
-		id, ok := index[rec.Block]
-		if !ok {
-			id = uint32(len(t.keys))
-			index[rec.Block] = id
+		id := index.id(rec.Block)
+		if int(id) == len(t.keys) {
 			t.keys = append(t.keys, rec.Block)
 		}
 		t.dense = append(t.dense, id)

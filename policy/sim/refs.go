@@ -3,7 +3,9 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/kvtier/kvtier/policy"
 )
@@ -114,41 +116,52 @@ func Compare(base Config, policies []string, t *Trace) ([]Result, error) {
 // serves. Each result's reference hit ratios and headroom share are filled
 // when both an LRU and a Bélády row are there. A policy whose run fails is
 // left out and its error joined into the returned one, so the other rows
-// are still returned; a failed reference returns no rows.
+// are still returned; a failed reference returns no rows. The runs are
+// independent and run in parallel, up to GOMAXPROCS at a time; the rows
+// come in the order above whatever order they finish in.
 func CompareWith(base Config, policies []string, refs References, t *Trace) ([]Result, error) {
-	var out []Result
-	var errs []error
-	found := map[string]int{}
+	cfgs := make([]Config, 0, len(policies)+2)
 	for _, p := range policies {
 		cfg := base
 		cfg.Policy = p
-		r, err := Run(cfg, t)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if p == RefLRU || (p == RefBelady && base.Mode != ModeTiering) {
-			found[p] = len(out)
-		}
-		out = append(out, r)
+		cfgs = append(cfgs, cfg)
 	}
-	for _, ref := range []struct {
-		name string
-		want bool
-	}{{RefLRU, refs.LRU}, {RefBelady, refs.Belady}} {
-		if _, ok := found[ref.name]; ok || !ref.want {
+	asked := map[string]bool{}
+	for _, p := range policies {
+		asked[p] = p == RefLRU || (p == RefBelady && base.Mode != ModeTiering)
+	}
+	for _, ref := range refConfigs(base, refs) {
+		if !asked[ref.Policy] {
+			cfgs = append(cfgs, ref)
+		}
+	}
+	rs, runErrs := runParallel(cfgs, t)
+	var out []Result
+	var errs []error
+	found := map[string]int{}
+	for i, cfg := range cfgs {
+		isRef := i >= len(policies)
+		switch {
+		case runErrs[i] != nil && isRef:
+			return nil, runErrs[i]
+		case runErrs[i] != nil:
+			errs = append(errs, runErrs[i])
+			continue
+		case isRef || asked[cfg.Policy]:
+			found[cfg.Policy] = len(out)
+		}
+		out = append(out, rs[i])
+	}
+	// A reference asked as a policy whose run failed runs as a reference.
+	for _, ref := range refConfigs(base, refs) {
+		if _, ok := found[ref.Policy]; ok || !asked[ref.Policy] {
 			continue
 		}
-		cfg := base
-		cfg.Policy = ref.name
-		if ref.name == RefBelady && cfg.Mode == ModeTiering {
-			cfg.Mode = ModeCache
-		}
-		r, err := Run(cfg, t)
+		r, err := Run(ref, t)
 		if err != nil {
 			return nil, err
 		}
-		found[ref.name] = len(out)
+		found[ref.Policy] = len(out)
 		out = append(out, r)
 	}
 	li, lok := found[RefLRU]
@@ -160,4 +173,48 @@ func CompareWith(base Config, policies []string, refs References, t *Trace) ([]R
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// refConfigs returns the runs of the references refs asks for: LRU, then
+// Bélády (in cache mode when base is tiering: the planner takes online
+// policies only).
+func refConfigs(base Config, refs References) []Config {
+	var out []Config
+	for _, ref := range []struct {
+		name string
+		want bool
+	}{{RefLRU, refs.LRU}, {RefBelady, refs.Belady}} {
+		if !ref.want {
+			continue
+		}
+		cfg := base
+		cfg.Policy = ref.name
+		if ref.name == RefBelady && cfg.Mode == ModeTiering {
+			cfg.Mode = ModeCache
+		}
+		out = append(out, cfg)
+	}
+	return out
+}
+
+// runParallel runs every setting on t, up to GOMAXPROCS at a time, and
+// returns each one's result and error by index.
+func runParallel(cfgs []Config, t *Trace) ([]Result, []error) {
+	rs := make([]Result, len(cfgs))
+	errs := make([]error, len(cfgs))
+	next := make(chan int, len(cfgs))
+	for i := range cfgs {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(cfgs)) {
+		wg.Go(func() {
+			for i := range next {
+				rs[i], errs[i] = Run(cfgs[i], t)
+			}
+		})
+	}
+	wg.Wait()
+	return rs, errs
 }
