@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -86,26 +85,6 @@ func TestCSVScannerMatchesEncodingCSV(t *testing.T) {
 		if got, want := scanOwn(in), scanStd(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q:\n got %+v\nwant %+v", in, got, want)
 		}
-	}
-}
-
-// TestCSVReadAllocs checks that a plain row is read without allocating.
-func TestCSVReadAllocs(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(strings.Join(Columns, ",") + "\n")
-	for i := range 2000 {
-		b.WriteString("access," + strconv.Itoa(i) + ",7,false,1,think_active,2,false,1,0.5,9,3,4,5,4096\n")
-	}
-	r := NewCSV(strings.NewReader(b.String()), "a.csv")
-	if _, err := r.Next(); err != nil {
-		t.Fatal(err)
-	}
-	if n := testing.AllocsPerRun(1000, func() {
-		if _, err := r.Next(); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Errorf("%v allocations a row, want 0", n)
 	}
 }
 

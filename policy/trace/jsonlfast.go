@@ -55,18 +55,14 @@ func (p *fastParser) value(key string, rec *Record, m *policy.Meta) bool {
 	ok := true
 	switch key {
 	case "op":
-		var s string
+		var s []byte
 		if s, ok = p.str(); ok {
-			var err error
-			rec.Op, err = ParseOp(s)
-			ok = err == nil
+			ok = parseOpBytes(s, &rec.Op)
 		}
 	case "class":
-		var s string
-		if s, ok = p.str(); ok && s != "" {
-			var err error
-			m.Class, err = policy.ParseClass(s)
-			ok = err == nil
+		var s []byte
+		if s, ok = p.str(); ok && len(s) > 0 {
+			ok = parseClassBytes(s, &m.Class)
 		}
 	case "write":
 		rec.Write, ok = p.bool()
@@ -100,23 +96,24 @@ func (p *fastParser) value(key string, rec *Record, m *policy.Meta) bool {
 	return ok
 }
 
-// str reads a string without escapes or control characters.
-func (p *fastParser) str() (string, bool) {
+// str reads a string without escapes or control characters; the bytes
+// are the line's.
+func (p *fastParser) str() ([]byte, bool) {
 	if !p.byte('"') {
-		return "", false
+		return nil, false
 	}
 	start := p.i
 	for p.i < len(p.b) && p.b[p.i] != '"' {
 		if c := p.b[p.i]; c == '\\' || c < 0x20 || c >= 0x80 {
-			return "", false
+			return nil, false
 		}
 		p.i++
 	}
 	if p.i == len(p.b) {
-		return "", false
+		return nil, false
 	}
 	p.i++
-	return string(p.b[start : p.i-1]), true
+	return p.b[start : p.i-1], true
 }
 
 func (p *fastParser) bool() (bool, bool) {

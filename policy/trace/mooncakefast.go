@@ -106,7 +106,21 @@ func (p *fastParser) key() (string, bool) {
 	}
 	k := p.b[start:p.i]
 	p.i++
-	return string(k), p.byte(':')
+	return internKey(k), p.byte(':')
+}
+
+// fastKeys are the keys the fast parsers know: internKey returns them
+// without allocating.
+var fastKeys = append(append([]string(nil), Columns...), "timestamp", "input_length", "output_length", "hash_ids")
+
+// internKey returns k as a string, one of fastKeys when it is one.
+func internKey(k []byte) string {
+	for _, s := range fastKeys {
+		if string(k) == s {
+			return s
+		}
+	}
+	return string(k)
 }
 
 // timestamp reads a non-negative integer below 2^63, or one in a JSON
