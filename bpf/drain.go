@@ -110,15 +110,9 @@ func (c *core) Stats() (Stats, error) {
 	if c.closed {
 		return Stats{}, c.closedErr("reading statistics of")
 	}
-	var sums [4]uint64
-	for i := range sums {
-		var per []uint64
-		if err := c.objs.Stats.Lookup(uint32(i), &per); err != nil {
-			return Stats{}, fmt.Errorf("reading statistics: %w", err)
-		}
-		for _, v := range per {
-			sums[i] += v
-		}
+	sums, err := statSums(c.objs.Stats)
+	if err != nil {
+		return Stats{}, err
 	}
 	st := Stats{Events: sums[0], Matched: sums[1], Outside: sums[2], Drops: sums[3], Drains: c.drains}
 	if c.statsHook != nil {
@@ -146,4 +140,52 @@ func (c *core) Close() error {
 		return fmt.Errorf("closing sampler %s: %w", c.name, err)
 	}
 	return nil
+}
+
+// nStats is the entries of the per-CPU stats array: events, matched,
+// outside, drops.
+const nStats = 4
+
+// statSums reads the per-CPU stats array and sums each entry over the
+// CPUs: one batch lookup (the daemon reads them every epoch), else one
+// lookup an entry on kernels without batch operations.
+func statSums(m *ebpf.Map) ([nStats]uint64, error) {
+	var sums [nStats]uint64
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return sums, fmt.Errorf("reading statistics: %w", err)
+	}
+	keys := make([]uint32, nStats)
+	vals := make([]uint64, nStats*ncpu)
+	var cursor ebpf.MapBatchCursor
+	n, err := m.BatchLookup(&cursor, keys, vals, nil)
+	switch {
+	case errors.Is(err, ebpf.ErrNotSupported):
+		return statSumsEach(m)
+	case err != nil && !errors.Is(err, ebpf.ErrKeyNotExist):
+		return sums, fmt.Errorf("reading statistics: %w", err)
+	}
+	for i := range n {
+		if k := keys[i]; k < nStats {
+			for _, v := range vals[i*ncpu : (i+1)*ncpu] {
+				sums[k] += v
+			}
+		}
+	}
+	return sums, nil
+}
+
+// statSumsEach is statSums one entry at a time.
+func statSumsEach(m *ebpf.Map) ([nStats]uint64, error) {
+	var sums [nStats]uint64
+	for i := range sums {
+		var per []uint64
+		if err := m.Lookup(uint32(i), &per); err != nil {
+			return sums, fmt.Errorf("reading statistics: %w", err)
+		}
+		for _, v := range per {
+			sums[i] += v
+		}
+	}
+	return sums, nil
 }

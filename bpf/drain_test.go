@@ -3,6 +3,8 @@
 package bpf
 
 import (
+	"github.com/cilium/ebpf"
+
 	"os"
 	"testing"
 	"time"
@@ -155,5 +157,42 @@ func BenchmarkFaultOverhead(b *testing.B) {
 			b.ReportMetric(float64(with)/float64(base), "ratio")
 			b.ReportMetric(float64((with-base).Nanoseconds())/float64(max(st.Matched, 1)), "ns/event")
 		})
+	}
+}
+
+// TestStatSums: the batch read of the per-CPU stats array sums every
+// entry over the CPUs, as one lookup an entry does.
+func TestStatSums(t *testing.T) {
+	requireRoot(t)
+	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: nStats})
+	if err != nil {
+		t.Fatalf("creating a per-CPU array: %v", err)
+	}
+	defer m.Close()
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [nStats]uint64
+	for k := range uint32(nStats) {
+		per := make([]uint64, ncpu)
+		for c := range per {
+			per[c] = uint64(k+1)*1000 + uint64(c)
+			want[k] += per[c]
+		}
+		if err := m.Put(k, per); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, read := range map[string]func(*ebpf.Map) ([nStats]uint64, error){
+		"batch": statSums, "each": statSumsEach,
+	} {
+		got, err := read(m)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got != want {
+			t.Errorf("%s: sums %v, want %v", name, got, want)
+		}
 	}
 }
