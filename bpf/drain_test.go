@@ -3,12 +3,11 @@
 package bpf
 
 import (
-	"github.com/cilium/ebpf"
-
 	"os"
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 )
 
