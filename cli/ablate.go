@@ -26,7 +26,10 @@ func newAblateCmd() *cobra.Command {
 			"  summary.csv     one row per run\n" +
 			"  aggregate.csv   mean and standard deviation over seeds\n" +
 			"  metadata.json   the grid, tiers, version and commit\n" +
-			"  *.svg           per workload: latency, hit ratio and bytes moved with error bars\n\n" +
+			"  *.svg           per workload: latency, hit ratio and bytes moved with error bars\n" +
+			"and, with --plots DIR, the lab's four plots there: latency_vs_horizon.svg,\n" +
+			"hit_rate_vs_weight.svg, latency_vs_bytes.svg and failure_case.svg (the cell where the best\n" +
+			"regret_aware variant gains least over LRU).\n\n" +
 			"Presets: regret (the seed study's ablation: lru, cost_aware and regret_aware at weights\n" +
 			"{1,6,12} x horizons {8,24,64}, medium and constrained, chat_continuation, periodic_reuse,\n" +
 			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
@@ -39,7 +42,7 @@ func newAblateCmd() *cobra.Command {
 			`   "policies": [{"name": "lru"}, {"name": "regret_aware", "params": {"weight": ["6", "12"]}}],` + "\n" +
 			`   "scenarios": ["medium"], "workloads": ["adversarial_burst"], "quants": ["fp16", "int4"],` + "\n" +
 			`   "seeds": [7, 42, 91]}`,
-		Example: "  kvtier ablate --preset regret --output-dir results/regret\n  kvtier ablate --config grid.json --output-dir out\n" +
+		Example: "  kvtier ablate --preset regret --output-dir results/regret --plots results/regret/plots\n  kvtier ablate --config grid.json --output-dir out\n" +
 			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv\n" +
 			"  kvtier ablate --preset lab --decompose",
 		Args: cobra.NoArgs,
@@ -54,6 +57,7 @@ func newAblateCmd() *cobra.Command {
 	fl.StringVar(&o.config, "config", "", "grid file (JSON)")
 	fl.BoolVar(&o.decompose, "decompose", false, "with --preset lab: print (Markdown) each stage from the lab's model to kvtier's")
 	fl.StringVarP(&o.outDir, "output-dir", "o", "", "directory for the artifacts")
+	fl.StringVar(&o.plots, "plots", "", "directory for the lab's four plots: latency vs horizon, hit rate vs weight, latency vs bytes moved, failure case (SVG)")
 	fl.IntVar(&o.workers, "workers", 0, "parallel runs (0: one per CPU)")
 	fl.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
@@ -62,13 +66,14 @@ func newAblateCmd() *cobra.Command {
 // ablateOptions are the flags of kvtier ablate.
 type ablateOptions struct {
 	preset, config, outDir, check string
+	plots                         string
 	workers                       int
 	asJSON, decompose, presetSet  bool
 }
 
 // runAblate runs a grid (or the lab preset) and writes its artifacts.
 func runAblate(cmd *cobra.Command, o ablateOptions) error {
-	lo := labOptions{o.outDir, o.check, o.decompose, o.asJSON}
+	lo := labOptions{o.outDir, o.check, o.plots, o.decompose, o.asJSON}
 	if o.preset == "lab" && o.config == "" {
 		return runLabAblate(cmd, lab.Ablation(), lo)
 	}
@@ -95,8 +100,8 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	if o.check != "" || o.decompose {
 		return usageError("--check and --decompose need --preset lab or a grid file with mode lab")
 	}
-	if o.outDir == "" {
-		return usageError("--output-dir is required")
+	if o.outDir == "" && o.plots == "" {
+		return usageError("--output-dir or --plots is required")
 	}
 	start := time.Now()
 	rs, err := sim.RunGrid(g, o.workers)
@@ -111,7 +116,7 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	}
 	meta := sim.Metadata{Grid: g, Version: v, Commit: c, Workers: o.workers,
 		Command: "kvtier " + strings.Join(os.Args[1:], " ")}
-	files, err := sim.WriteArtifacts(o.outDir, meta, rs)
+	files, err := writeAblation(o.outDir, o.plots, meta, rs)
 	if err != nil {
 		return err
 	}
@@ -120,6 +125,38 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 			"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds(), "files": files})
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "grid %s: %d runs in %.3fs, %d files in %s\n",
-		g.Name, len(rs), elapsed.Seconds(), len(files), o.outDir)
+		g.Name, len(rs), elapsed.Seconds(), len(files), strings.Join(nonEmpty(o.outDir, o.plots), " and "))
 	return nil
+}
+
+// writeAblation writes the artifacts into outDir and the study plots into
+// plots, each when set, and returns the files written.
+func writeAblation(outDir, plots string, meta sim.Metadata, rs []sim.Result) ([]string, error) {
+	var files []string
+	if outDir != "" {
+		fs, err := sim.WriteArtifacts(outDir, meta, rs)
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	if plots != "" {
+		fs, err := sim.WriteStudyPlots(plots, rs)
+		files = append(files, fs...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// nonEmpty returns the non-empty strings of ss.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 // labOptions are the flags of ablate --preset lab.
 type labOptions struct {
 	outDir, check     string
+	plots             string
 	decompose, asJSON bool
 }
 
@@ -37,8 +38,8 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 		return lab.WriteSteps(cmd.OutOrStdout(), steps)
 	}
 	outDir, check, asJSON := o.outDir, o.check, o.asJSON
-	if outDir == "" && check == "" {
-		return usageError("--preset lab needs --output-dir, --check, --decompose or both of the first two")
+	if outDir == "" && check == "" && o.plots == "" {
+		return usageError("--preset lab needs --output-dir, --plots, --check or --decompose")
 	}
 	start := time.Now()
 	rs, err := g.Run()
@@ -47,15 +48,15 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 	}
 	elapsed := time.Since(start)
 	out := map[string]any{"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds()}
-	if outDir != "" {
-		files, err := writeLabArtifacts(outDir, g, rs)
+	if outDir != "" || o.plots != "" {
+		files, err := writeLabArtifacts(outDir, o.plots, g, rs)
 		if err != nil {
 			return err
 		}
 		out["files"] = files
 		if !asJSON {
 			fmt.Fprintf(cmd.OutOrStdout(), "grid %s: %d runs in %.3fs, %d files in %s\n",
-				g.Name, len(rs), elapsed.Seconds(), len(files), outDir)
+				g.Name, len(rs), elapsed.Seconds(), len(files), strings.Join(nonEmpty(outDir, o.plots), " and "))
 		}
 	}
 	if check == "" {
@@ -93,7 +94,7 @@ func checkLab(path string, g lab.Grid, rs []lab.Result) (lab.Report, error) {
 	return lab.Check(rs, figs), nil
 }
 
-func writeLabArtifacts(dir string, g lab.Grid, rs []lab.Result) ([]string, error) {
+func writeLabArtifacts(dir, plots string, g lab.Grid, rs []lab.Result) ([]string, error) {
 	srs := make([]sim.Result, len(rs))
 	for i, r := range rs {
 		srs[i] = r.Sim()
@@ -101,5 +102,5 @@ func writeLabArtifacts(dir string, g lab.Grid, rs []lab.Result) ([]string, error
 	v, c := Version()
 	meta := sim.Metadata{Grid: g.SimGrid(), Version: v, Commit: c, Workers: 1,
 		Command: "kvtier " + strings.Join(os.Args[1:], " ")}
-	return sim.WriteArtifacts(dir, meta, srs)
+	return writeAblation(dir, plots, meta, srs)
 }

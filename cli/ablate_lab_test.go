@@ -30,7 +30,7 @@ func TestAblateLab(t *testing.T) {
 		{"mismatch", []string{"--check", wrong}, ExitError, "miss_count 19, lab 20"},
 		{"artifacts", []string{"-o", out}, ExitOK, "198 runs"},
 		{"json", []string{"--check", figs, "--json"}, ExitOK, `"matched":198`},
-		{"nothing to do", nil, ExitUsage, "needs --output-dir, --check, --decompose"},
+		{"nothing to do", nil, ExitUsage, "needs --output-dir, --plots, --check or --decompose"},
 		{"decompose", []string{"--decompose"}, ExitOK, "| medium | adversarial_burst | lru | 2.478 ms, 0.0% |"},
 		{"bad figures", []string{"--check", "ablate_lab.go"}, ExitUsage, "bad figures file"},
 	}

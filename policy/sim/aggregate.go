@@ -26,6 +26,9 @@ type Aggregate struct {
 	Repromotion  Stat   `json:"repromotion_rate"`
 	// Headroom is NaN when a run of the cell had no headroom to capture.
 	Headroom Stat `json:"-"`
+	// Belady is Bélády's fast-tier hit ratio on the cell's traces, NaN
+	// when its runs have none (the lab model measures no references).
+	Belady Stat `json:"-"`
 }
 
 // WorkloadName returns a result's workload without its parameters.
@@ -71,6 +74,12 @@ func AggregateResults(rs []Result) []Aggregate {
 					return math.NaN()
 				}
 				return *r.Headroom
+			}),
+			Belady: pick(func(r Result) float64 {
+				if r.Mode == "lab" {
+					return math.NaN()
+				}
+				return r.BeladyHitRatio
 			}),
 		})
 	}

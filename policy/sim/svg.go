@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"math"
@@ -12,148 +11,269 @@ type plot struct {
 	svg  []byte
 }
 
-// measures plotted for every workload.
-var plotMeasures = []struct {
+// plotMeasure is a measure plotted for every workload: its file suffix,
+// title, axis label (a unit, for a factor that unit gives), value, and
+// whether Bélády's line applies.
+type plotMeasure struct {
 	file, title string
+	axis        func(as []Aggregate) (label string, factor, max float64)
 	get         func(a Aggregate) Stat
-}{
-	{"latency", "mean access latency (ms)", func(a Aggregate) Stat { return a.MeanLatency }},
-	{"hit_ratio", "fast-tier hit ratio", func(a Aggregate) Stat { return a.FastHitRatio }},
-	{"bytes", "bytes moved", func(a Aggregate) Stat { return a.BytesMoved }},
+	belady      bool
+}
+
+var plotMeasures = []plotMeasure{
+	{"latency", "mean access latency",
+		func([]Aggregate) (string, float64, float64) { return "mean access latency (ms)", 1, 0 },
+		func(a Aggregate) Stat { return a.MeanLatency }, false},
+	{"hit_ratio", "fast-tier hit ratio",
+		func([]Aggregate) (string, float64, float64) { return "fast-tier (tier 0) hit ratio (%)", 100, 100 },
+		func(a Aggregate) Stat { return a.FastHitRatio }, true},
+	{"bytes", "bytes moved between tiers", bytesAxis,
+		func(a Aggregate) Stat { return a.BytesMoved }, false},
+}
+
+// bytesAxis labels bytes moved in the binary unit that suits the largest.
+func bytesAxis(as []Aggregate) (string, float64, float64) {
+	hi := 0.0
+	for _, a := range as {
+		hi = math.Max(hi, a.BytesMoved.Mean+a.BytesMoved.Std)
+	}
+	div, unit := byteUnit(hi)
+	return "bytes moved per run (" + unit + ")", 1 / div, 0
 }
 
 var palette = []string{"#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb"}
 
-// plots draws, for each workload and measure, grouped bars (one group per
-// policy, one bar per scenario and quantisation) with error bars of one
-// standard deviation.
+// groupedData is one chart of a measure: a panel per series (capacity
+// scenario), each with its own axis zoomed to its data, a value per group
+// (policy) in each, and optionally a reference per series (Bélády).
+type groupedData struct {
+	title, subtitle, ylabel string
+	groups, full, series    []string // full: the groups' full names, in tooltips
+	vals                    [][]Stat // [series][group], NaN mean: none
+	refs                    []Stat   // [series] Bélády, nil: none
+	lru                     int      // the group of LRU, -1 none
+	note                    string   // the error bars' meaning
+	max                     float64  // the measure's upper bound, 0 none
+}
+
+// plots draws, for each workload and measure, a panel per scenario (and
+// quantisation) with a point or bar per policy, error bars of one standard
+// deviation over seeds, LRU's value as a dotted line and, on hit-ratio
+// plots, Bélády's as a dashed one.
 func plots(as []Aggregate) []plot {
-	var wls []string
-	seen := map[string]bool{}
-	for _, a := range as {
-		if !seen[a.Workload] {
-			seen[a.Workload] = true
-			wls = append(wls, a.Workload)
-		}
-	}
 	var out []plot
-	for _, w := range wls {
-		var groups, series []string
-		gi, si := map[string]int{}, map[string]int{}
+	quants := distinct(as, func(a Aggregate) string { return a.Quant })
+	seriesOf := func(a Aggregate) string {
+		if len(quants) > 1 {
+			return a.Scenario + " " + a.Quant
+		}
+		return a.Scenario
+	}
+	for _, w := range distinct(as, func(a Aggregate) string { return a.Workload }) {
+		var cell []Aggregate
 		for _, a := range as {
-			if a.Workload != w {
-				continue
-			}
-			if _, ok := gi[a.Policy]; !ok {
-				gi[a.Policy] = len(groups)
-				groups = append(groups, a.Policy)
-			}
-			s := a.Scenario + " " + a.Quant
-			if _, ok := si[s]; !ok {
-				si[s] = len(series)
-				series = append(series, s)
+			if a.Workload == w {
+				cell = append(cell, a)
 			}
 		}
 		for _, m := range plotMeasures {
-			vals := make([][]Stat, len(groups))
-			for i := range vals {
-				vals[i] = make([]Stat, len(series))
-				for j := range vals[i] {
-					vals[i][j] = Stat{Mean: math.NaN()}
-				}
+			d := groupedFor(cell, m, seriesOf)
+			d.title = w + ": " + m.title
+			d.subtitle = "one panel per capacity scenario, each axis zoomed to its data"
+			if len(quants) == 1 {
+				d.subtitle = "quantisation " + quants[0] + "; " + d.subtitle
 			}
-			for _, a := range as {
-				if a.Workload == w {
-					vals[gi[a.Policy]][si[a.Scenario+" "+a.Quant]] = m.get(a)
-				}
-			}
-			out = append(out, plot{name: w + "_" + m.file + ".svg",
-				svg: barChart(w+": "+m.title, groups, series, vals)})
+			out = append(out, plot{name: w + "_" + m.file + ".svg", svg: groupedChart(d)})
 		}
 	}
 	return out
 }
 
-// barChart renders grouped bars with error bars as a standalone SVG.
-func barChart(title string, groups, series []string, vals [][]Stat) []byte {
-	const (
-		left, top, bottom, plotH = 70.0, 40.0, 170.0, 260.0
-		barW, gap                = 12.0, 14.0
-	)
-	groupW := float64(len(series))*barW + gap
-	width := math.Max(480, left+float64(len(groups))*groupW+150)
-	height := top + plotH + bottom
-	ymax := 0.0
-	for _, g := range vals {
-		for _, v := range g {
+// groupedFor collects one workload's aggregates for a measure.
+func groupedFor(cell []Aggregate, m plotMeasure, seriesOf func(Aggregate) string) groupedData {
+	label, factor, max := m.axis(cell)
+	d := groupedData{ylabel: label, note: seedNote(cell), max: max, lru: -1}
+	d.full = distinct(cell, func(a Aggregate) string { return a.Policy })
+	d.series = distinct(cell, seriesOf)
+	gi, si := index(d.full), index(d.series)
+	for i, g := range d.full {
+		d.groups = append(d.groups, shortPolicy(g))
+		if g == RefLRU {
+			d.lru = i
+		}
+	}
+	d.vals = make([][]Stat, len(d.series))
+	for i := range d.vals {
+		d.vals[i] = make([]Stat, len(d.full))
+		for j := range d.vals[i] {
+			d.vals[i][j] = Stat{Mean: math.NaN()}
+		}
+	}
+	bel := make([]Stat, len(d.series))
+	have := 0
+	for i := range bel {
+		bel[i] = Stat{Mean: math.NaN()}
+	}
+	for _, a := range cell {
+		v, s := m.get(a), si[seriesOf(a)]
+		d.vals[s][gi[a.Policy]] = Stat{Mean: v.Mean * factor, Std: v.Std * factor}
+		if m.belady && !math.IsNaN(a.Belady.Mean) && math.IsNaN(bel[s].Mean) {
+			// Every policy of a series ran on the same traces: one value.
+			bel[s] = Stat{Mean: a.Belady.Mean * factor, Std: a.Belady.Std * factor}
+			have++
+		}
+	}
+	if have > 0 {
+		d.refs = bel
+	}
+	return d
+}
+
+// index maps each name to its position.
+func index(names []string) map[string]int {
+	m := make(map[string]int, len(names))
+	for i, n := range names {
+		m[n] = i
+	}
+	return m
+}
+
+// valueRange returns the smallest and largest of mean - std and mean + std
+// over stats (NaN means skipped).
+func valueRange(stats ...[]Stat) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, ss := range stats {
+		for _, v := range ss {
 			if !math.IsNaN(v.Mean) {
-				ymax = math.Max(ymax, v.Mean+v.Std)
+				lo, hi = math.Min(lo, v.Mean-v.Std), math.Max(hi, v.Mean+v.Std)
 			}
 		}
 	}
-	if ymax <= 0 {
-		ymax = 1
-	}
-	ymax = niceCeil(ymax * 1.05)
-	y := func(v float64) float64 { return top + plotH - v/ymax*plotH }
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="11">`+"\n", width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="22" font-size="14" text-anchor="middle">%s</text>`+"\n", width/2, html.EscapeString(title))
-	for i := 0; i <= 5; i++ {
-		v := ymax * float64(i) / 5
-		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", left, left+float64(len(groups))*groupW, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y(v)+4, fmtTick(v))
-	}
-	for gi, g := range groups {
-		x0 := left + float64(gi)*groupW + gap/2
-		for si := range series {
-			v := vals[gi][si]
-			if math.IsNaN(v.Mean) {
-				continue
-			}
-			x := x0 + float64(si)*barW
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s ± %s</title></rect>`+"\n",
-				x, y(v.Mean), barW-1, top+plotH-y(v.Mean), palette[si%len(palette)],
-				html.EscapeString(g), html.EscapeString(series[si]), fmtTick(v.Mean), fmtTick(v.Std))
-			if v.Std > 0 {
-				cx := x + (barW-1)/2
-				fmt.Fprintf(&b, `<path d="M%.1f %.1fV%.1fM%.1f %.1fh6M%.1f %.1fh6" stroke="black"/>`+"\n",
-					cx, y(v.Mean+v.Std), y(math.Max(0, v.Mean-v.Std)), cx-3, y(v.Mean+v.Std), cx-3, y(math.Max(0, v.Mean-v.Std)))
-			}
-		}
-		lx := x0 + float64(len(series))*barW/2
-		fmt.Fprintf(&b, `<text transform="translate(%.1f %.0f) rotate(-40)" text-anchor="end">%s</text>`+"\n",
-			lx, top+plotH+14, html.EscapeString(g))
-	}
-	for si, s := range series {
-		lx, ly := width-140, top+float64(si)*16
-		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="10" height="10" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n",
-			lx, ly, palette[si%len(palette)], lx+14, ly+9, html.EscapeString(s))
-	}
-	b.WriteString("</svg>\n")
-	return b.Bytes()
+	return lo, hi
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
-func niceCeil(v float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*p >= v {
-			return m * p
-		}
+// familyColor is the colour of a policy's points: by family, so that the
+// variants of one policy read as one.
+func familyColor(name string) string {
+	fam, _ := policyParams(name)
+	switch fam {
+	case "lru":
+		return "#555555"
+	case "cost_aware":
+		return "#ee7733"
+	case "regret_aware":
+		return "#4477aa"
+	case "belady":
+		return "#000000"
 	}
-	return 10 * p
+	return palette[len(fam)%len(palette)]
 }
 
-func fmtTick(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 1e6:
-		return fmt.Sprintf("%.3gM", v/1e6)
-	case math.Abs(v) >= 1e3:
-		return fmt.Sprintf("%.3gk", v/1e3)
+// groupedChart renders the panels of d side by side as a standalone SVG:
+// bars when a panel's axis starts at 0, points when it is zoomed to the
+// data (a bar's length would mislead), error bars of one standard
+// deviation, references as lines, and a legend that says what error bars,
+// lines and axis breaks mean.
+func groupedChart(d groupedData) []byte {
+	const left, top, plotH, slot, between = 84.0, 76.0, 240.0, 26.0, 70.0
+	labelW := 0.0
+	for _, g := range d.groups {
+		labelW = math.Max(labelW, textWidth(g, fontTick))
 	}
-	return fmt.Sprintf("%.3g", v)
+	panelW := math.Max(float64(len(d.groups))*slot+10, 160)
+	scales := make([]scale, len(d.series))
+	zoomed := false
+	for i := range d.series {
+		var refs []Stat
+		if d.refs != nil {
+			refs = d.refs[i : i+1]
+		}
+		lo, hi := valueRange(d.vals[i], refs)
+		scales[i] = zoomScale(lo, hi, d.max, top+plotH, top)
+		zoomed = zoomed || scales[i].zoomed
+	}
+	items := groupedLegend(d, zoomed)
+	panelsW := float64(len(d.series))*panelW + float64(len(d.series)-1)*between
+	width := left + panelsW + 24 + legendWidth(items)
+	c := newCanvas(width, top+plotH+labelW*0.65+40, d.title, d.subtitle)
+	for i := range d.series {
+		x0 := left + float64(i)*(panelW+between)
+		f := frame{x0: x0, x1: x0 + panelW, y0: top, y1: top + plotH}
+		label := ""
+		if i == 0 {
+			label = d.ylabel
+		}
+		drawPanel(c, d, i, f, scales[i], label)
+	}
+	c.legend(left+panelsW+24, top+4, items)
+	return c.bytes()
+}
+
+// drawPanel draws series i of d in frame f on scale s.
+func drawPanel(c *canvas, d groupedData, i int, f frame, s scale, ylabel string) {
+	c.text((f.x0+f.x1)/2, f.y0-10, "middle", fmt.Sprintf(`font-size="%.0f" class="panel-title"`, fontLabel), d.series[i])
+	c.yAxis(f, s, ylabel)
+	slot := (f.x1 - f.x0 - 10) / float64(len(d.groups))
+	for gi, g := range d.groups {
+		cx := f.x0 + 5 + (float64(gi)+0.5)*slot
+		drawValue(c, s, f, d.vals[i][gi], cx, familyColor(d.full[gi]),
+			fmt.Sprintf("%s, %s: %.4g ± %.3g", d.full[gi], d.series[i], d.vals[i][gi].Mean, d.vals[i][gi].Std))
+		ly := f.y1 + 12
+		c.text(cx+3, ly, "end", fmt.Sprintf(`class="xtick" transform="rotate(-40 %.1f %.1f)"`, cx+3, ly), g)
+	}
+	if d.lru >= 0 && !math.IsNaN(d.vals[i][d.lru].Mean) {
+		y := s.at(d.vals[i][d.lru].Mean)
+		c.line(f.x0, y, f.x1, y, `class="lru-line" stroke="#555555" `+styleDotted)
+	}
+	if d.refs != nil && !math.IsNaN(d.refs[i].Mean) {
+		y := s.at(d.refs[i].Mean)
+		fmt.Fprintf(&c.b, `<line class="belady" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="black" %s><title>Bélády, %s: %.4g</title></line>`+"\n",
+			f.x0, y, f.x1, y, styleDashed, html.EscapeString(d.series[i]), d.refs[i].Mean)
+	}
+}
+
+// drawValue draws one mean ± std at x: a bar from 0, or a point on a
+// zoomed axis.
+func drawValue(c *canvas, s scale, f frame, v Stat, x float64, color, tip string) {
+	if math.IsNaN(v.Mean) {
+		return
+	}
+	if s.zoomed {
+		c.errorBar(x, s.at(math.Max(s.lo, v.Mean-v.Std)), s.at(math.Min(s.hi, v.Mean+v.Std)))
+		c.marker(x, s.at(v.Mean), color, tip)
+		return
+	}
+	fmt.Fprintf(&c.b, `<rect class="bar" x="%.1f" y="%.1f" width="12" height="%.1f" fill="%s"><title>%s</title></rect>`+"\n",
+		x-6, s.at(v.Mean), f.y1-s.at(v.Mean), color, html.EscapeString(tip))
+	c.errorBar(x, s.at(math.Max(0, v.Mean-v.Std)), s.at(math.Min(s.hi, v.Mean+v.Std)))
+}
+
+// groupedLegend lists the policy families, the reference lines and what
+// the error bars and a broken axis mean.
+func groupedLegend(d groupedData, zoomed bool) []legendItem {
+	kind := legendSwatch
+	if zoomed {
+		kind = legendMarker
+	}
+	var items []legendItem
+	seen := map[string]bool{}
+	for _, g := range d.full {
+		fam, _ := policyParams(g)
+		if !seen[fam] {
+			seen[fam] = true
+			items = append(items, legendItem{kind, familyColor(g), shortPolicy(fam)})
+		}
+	}
+	if d.lru >= 0 {
+		items = append(items, legendItem{legendDotted, "#555555", "LRU's value (reference)"})
+	}
+	if d.refs != nil {
+		items = append(items, legendItem{legendDashed, "black", "Bélády (offline optimum)"})
+	}
+	items = append(items, legendItem{kind: legendError, label: d.note})
+	if zoomed {
+		items = append(items, legendItem{kind: legendNote, label: breakNote})
+	}
+	return items
 }
