@@ -28,6 +28,7 @@ type cengine struct {
 	util     float64
 	name     string // policy spec and trace, for errors
 	err      error  // a panic of the policy: the engine stopped
+	touched  uint64 // batch.replay's reads ahead (see prefetch)
 }
 
 // newCEngine returns a compact engine for cfg, a blocks-mode setting, or
@@ -74,11 +75,16 @@ func (e *cengine) record(id uint32, op trace.Op, pinned bool, tenant uint32) {
 	}
 }
 
-// grow makes room for n blocks.
+// grow makes room for n blocks, doubling the slice when it is full:
+// append's smaller steps for large slices would copy the blocks and touch
+// fresh memory several times more.
 func (e *cengine) grow(n int) {
-	for len(e.s.b) < n {
-		e.s.b = append(e.s.b, cblk{})
+	if n > cap(e.s.b) {
+		b := make([]cblk, len(e.s.b), max(n, 2*cap(e.s.b), 1024))
+		copy(b, e.s.b)
+		e.s.b = b
 	}
+	e.s.b = e.s.b[:n]
 }
 
 // setPinned records a change of the block's pinned flag: a resident block

@@ -117,6 +117,7 @@ type batch struct {
 	ops     []uint8
 	tenants []uint32
 	pending atomic.Int32 // engines yet to replay it
+	touched uint64       // number's reads ahead (see prefetch), kept so that they are not optimised away
 }
 
 // opPinned marks a pinned record in batch.ops.
@@ -141,15 +142,28 @@ func (b *batch) add(rec *trace.Record) {
 // number sets the dense index of every record's block.
 func (b *batch) number(m *idMap) {
 	b.ids = b.ids[:len(b.keys)]
-	for j, k := range b.keys {
+	keys := b.keys
+	var sink uint64
+	for j, k := range keys {
+		if j+prefetch < len(keys) {
+			sink += m.slots[m.hashKey(keys[j+prefetch])].key
+		}
 		b.ids[j] = m.id(k)
 	}
+	b.touched = sink
 }
 
 // replay feeds the batch's records to e.
 func (b *batch) replay(e *cengine) {
 	tenants := b.tenants
-	for j, id := range b.ids {
+	ids := b.ids
+	var sink uint8
+	for j, id := range ids {
+		if j+prefetch < len(ids) {
+			if k := ids[j+prefetch]; int(k) < len(e.s.b) {
+				sink += e.s.b[k].flags
+			}
+		}
 		op := b.ops[j]
 		var tenant uint32
 		if len(tenants) > 0 {
@@ -157,6 +171,7 @@ func (b *batch) replay(e *cengine) {
 		}
 		e.record(id, trace.Op(op&^opPinned), op&opPinned != 0, tenant)
 	}
+	e.touched += uint64(sink)
 }
 
 // replayStream reads r in batches on one goroutine while another numbers
@@ -224,10 +239,10 @@ func readBatches(r trace.Reader, name string, free, out chan *batch) error {
 	}()
 	for {
 		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
 			return fmt.Errorf("reading trace %s: %w", name, err)
 		}
 		if records == math.MaxUint32-1 {
@@ -245,3 +260,7 @@ func readBatches(r trace.Reader, name string, free, out chan *batch) error {
 		}
 	}
 }
+
+// prefetch is how many records ahead number and replay read the memory a
+// record will need, so that its cache misses overlap the work before it.
+const prefetch = 16

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 
@@ -80,6 +81,14 @@ func plainUint(v []byte, max uint64, out *uint64) bool {
 		return false
 	}
 	var n uint64
+	for len(v) >= 8 {
+		d, ok := eightDigits(binary.LittleEndian.Uint64(v))
+		if !ok {
+			return false
+		}
+		n = n*100_000_000 + d
+		v = v[8:]
+	}
 	for _, c := range v {
 		d := c - '0'
 		if d > 9 {
@@ -89,6 +98,20 @@ func plainUint(v []byte, max uint64, out *uint64) bool {
 	}
 	*out = n
 	return n <= max
+}
+
+// eightDigits returns the value of eight ASCII digits loaded little-endian
+// (the first digit in the lowest byte), or false if a byte is not a digit.
+func eightDigits(x uint64) (uint64, bool) {
+	// Each byte is 0x30-0x39: its high nibble is 3, and adding 6 keeps it 3.
+	const ones = 0x0101010101010101
+	if x&(0xF0*ones)|(x+6*ones)&(0xF0*ones)>>4 != 0x33*ones {
+		return 0, false
+	}
+	x &= 0x0F * ones
+	x = (x * (10<<8 + 1)) >> 8 & 0x00FF00FF00FF00FF       // pairs of digits
+	x = (x * (100<<16 + 1)) >> 16 & 0x0000FFFF0000FFFF    // fours
+	return (x * (10000<<32 + 1)) >> 32 & 0xFFFFFFFF, true // eight
 }
 
 // plainInt sets *out to v, digits with an optional '-', if it is within

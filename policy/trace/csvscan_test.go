@@ -4,7 +4,9 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,30 @@ func FuzzCSVScanner(f *testing.F) {
 			t.Errorf("%q:\n got %+v\nwant %+v", in, got, want)
 		}
 	})
+}
+
+func TestPlainUint(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  uint64
+		want uint64
+		ok   bool
+	}{
+		{"0", 9, 0, true}, {"7", 9, 7, true}, {"12345678", 1 << 62, 12345678, true},
+		{"00000001", 9, 1, true}, {"9999999999999999999", math.MaxUint64, 9999999999999999999, true},
+		{"1234567890123456", 1 << 62, 1234567890123456, true}, {"10", 9, 10, false},
+		{"1234567a", 1 << 62, 0, false}, {"1234567/", 1 << 62, 0, false}, {"123456789:", 1 << 62, 0, false},
+		{"12345678\x00", 1 << 62, 0, false}, {"\xff2345678", 1 << 62, 0, false}, {"", 9, 0, false},
+		{"12345678901234567890", math.MaxUint64, 0, false}, {"-1", 9, 0, false}, {" 1", 9, 0, false},
+	}
+	for _, tt := range tests {
+		var got uint64
+		ok := plainUint([]byte(tt.in), tt.max, &got)
+		if ok != tt.ok || ok && got != tt.want {
+			t.Errorf("plainUint(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+		if want, err := strconv.ParseUint(tt.in, 10, 64); ok && (err != nil || want != got) {
+			t.Errorf("plainUint(%q) = %d, strconv says %d, %v", tt.in, got, want, err)
+		}
+	}
 }
