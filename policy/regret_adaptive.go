@@ -14,15 +14,19 @@ func init() {
 			{Name: "ttl", Default: "1.5", Doc: "a protection lasts ttl x the block's observed reuse distance, > 0"},
 			{Name: "uniform", Default: "0.9", Doc: "share of regretted evictions above which regret is uniform " +
 				"(a sweep) and a stable subset is kept, in (0,1]; above 1 never"},
+			{Name: "guard", Default: "8", Doc: "window, in multiples of the capacity in blocks, over which simulated " +
+				"LRU and unguarded caches count hits; victims follow the one ahead; 0: no guard"},
 		},
 		New: func(p *Params, env Env) (Policy, error) {
 			c := RegretAdaptiveConfig{Horizon: p.Int("horizon"), Memory: p.Int("memory"),
-				Protect: p.Float("protect"), TTL: p.Float("ttl"), Uniform: p.Float("uniform")}
+				Protect: p.Float("protect"), TTL: p.Float("ttl"), Uniform: p.Float("uniform"),
+				Guard: p.Float("guard")}
 			p.Check(c.Horizon >= 1, "horizon", "an integer >= 1")
 			p.Check(c.Memory >= 1, "memory", "an integer >= 1")
 			p.Check(c.Protect >= 0 && c.Protect <= 1, "protect", "a share in [0,1]")
 			p.Check(c.TTL > 0 && c.TTL < 1e6, "ttl", "a factor > 0")
 			p.Check(c.Uniform > 0 && c.Uniform < 1e6, "uniform", "a share > 0")
+			p.Check(c.Guard >= 0 && c.Guard < 1e6, "guard", "a factor >= 0")
 			return NewRegretAdaptive(c, env), nil
 		},
 	})
@@ -35,6 +39,7 @@ type RegretAdaptiveConfig struct {
 	Protect float64 // largest share of the capacity in blocks that regret protects
 	TTL     float64 // protection lasts TTL x the observed reuse distance
 	Uniform float64 // regretted share of evictions that switches to sweep mode
+	Guard   float64 // window of the LRU guard in capacities; 0 disables it
 }
 
 // RegretAdaptive keeps the seed study's idea, learning from evictions that
@@ -100,6 +105,9 @@ type RegretAdaptive struct {
 	memo       map[BlockID]*raMemo
 	memoOrder  list // newest regret at the front; node.at is the regret step
 
+	recent list     // every resident block, front is the most recent
+	guard  *raGuard // nil without a guard
+
 	cap      blockCap
 	clock    int64
 	tick     int64
@@ -110,6 +118,7 @@ type RegretAdaptive struct {
 
 type raEntry struct {
 	n       node // in ordinary when not protected
+	rn      node // in recent
 	it      item // in prot when protected
 	last    int64
 	prot    bool
@@ -129,8 +138,19 @@ type raMemo struct {
 
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	return &RegretAdaptive{cfg: c, res: map[BlockID]*raEntry{}, ghosts: map[BlockID]*raGhost{},
+	p := &RegretAdaptive{cfg: c, res: map[BlockID]*raEntry{}, ghosts: map[BlockID]*raGhost{},
 		memo: map[BlockID]*raMemo{}, cap: newBlockCap(env)}
+	if c.Guard > 0 {
+		p.guard = newRAGuard(c, env)
+	}
+	return p
+}
+
+// FollowsLRU reports whether the guard currently picks LRU's victims: a
+// simulated LRU cache recently hit more often than a simulated unguarded
+// one.
+func (p *RegretAdaptive) FollowsLRU() bool {
+	return p.guard != nil && !p.guard.off && p.guard.followLRU
 }
 
 // Sweeping reports whether the policy is in sweep mode: nearly every
@@ -205,12 +225,16 @@ func (p *RegretAdaptive) remember(b *Block, dist int64) {
 // Access advances the step. A hit on a protected block ends its
 // protection, or renews it in sweep mode; an access to a ghost is a
 // regret.
-func (p *RegretAdaptive) Access(b *Block, _ Time) {
+func (p *RegretAdaptive) Access(b *Block, now Time) {
+	if p.guard != nil {
+		p.guard.access(b, now, p.cap.get())
+	}
 	p.clock++
 	p.expire()
 	if e, ok := p.res[b.ID]; ok {
 		dist := p.clock - e.last
 		e.last = p.clock
+		p.recent.moveToFront(&e.rn)
 		switch {
 		case e.prot && p.sweeping:
 			p.protect(e, dist)
@@ -256,8 +280,12 @@ const sweepBand = 0.2
 // within Memory steps and admitted from outside the horizon (in sweep
 // mode: whenever it was regretted) and the protected share has room.
 func (p *RegretAdaptive) Admit(b *Block, _ Time) {
-	e := &raEntry{n: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
+	e := &raEntry{n: node{b: b}, rn: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
 	p.res[b.ID] = e
+	p.recent.pushFront(&e.rn)
+	if p.guard != nil {
+		p.guard.admit(b)
+	}
 	p.cap.observe(len(p.res))
 	if m, ok := p.memo[b.ID]; ok && (m.n.at != p.clock || p.sweeping) && p.room() {
 		p.protect(e, m.dist)
@@ -295,11 +323,15 @@ func (p *RegretAdaptive) drop(e *raEntry) {
 	} else {
 		p.ordinary.remove(&e.n)
 	}
+	p.recent.remove(&e.rn)
 	delete(p.res, e.n.b.ID)
 }
 
 // Forget drops b, its ghost and its regret record.
 func (p *RegretAdaptive) Forget(b *Block) {
+	if p.guard != nil {
+		p.guard.forget(b)
+	}
 	if e, ok := p.res[b.ID]; ok {
 		p.drop(e)
 	}
@@ -314,8 +346,19 @@ func (p *RegretAdaptive) Forget(b *Block) {
 }
 
 // Victim returns the least recently used ordinary block, or the protected
-// block whose protection expires first when all are protected.
+// block whose protection expires first when all are protected; while the
+// guard follows LRU, the least recently used block.
 func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
+	if p.guard != nil {
+		if b, ok := p.guard.victim(p.resident); ok {
+			return b, true
+		}
+	}
+	if p.FollowsLRU() {
+		if n := p.recent.back(); n != nil {
+			return n.b, true
+		}
+	}
 	if n := p.ordinary.back(); n != nil {
 		return n.b, true
 	}
@@ -324,6 +367,8 @@ func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 	}
 	return nil, false
 }
+
+func (p *RegretAdaptive) resident(id BlockID) bool { _, ok := p.res[id]; return ok }
 
 // Len returns the number of resident blocks.
 func (p *RegretAdaptive) Len() int { return len(p.res) }

@@ -150,14 +150,14 @@ func TestRegretAdaptiveSweep(t *testing.T) {
 }
 
 func TestRegretAdaptiveParams(t *testing.T) {
-	p := mustNew(t, "regret_adaptive:horizon=64,memory=512,protect=0.25,ttl=2,uniform=0.8", Env{})
-	want := RegretAdaptiveConfig{Horizon: 64, Memory: 512, Protect: 0.25, TTL: 2, Uniform: 0.8}
-	if c := p.(*RegretAdaptive).cfg; c != want {
+	p := mustNew(t, "regret_adaptive:horizon=64,memory=512,protect=0.25,ttl=2,uniform=0.8,guard=4", Env{})
+	want := RegretAdaptiveConfig{Horizon: 64, Memory: 512, Protect: 0.25, TTL: 2, Uniform: 0.8, Guard: 4}
+	if c := p.(*RegretAdaptive).cfg; c != want || p.(*RegretAdaptive).guard == nil {
 		t.Fatalf("config %+v, want %+v", c, want)
 	}
 	for _, spec := range []string{"regret_adaptive:horizon=0", "regret_adaptive:memory=0",
 		"regret_adaptive:protect=1.5", "regret_adaptive:protect=-0.1", "regret_adaptive:ttl=0",
-		"regret_adaptive:uniform=0", "regret_adaptive:ttl=x", "regret_adaptive:nope=1"} {
+		"regret_adaptive:uniform=0", "regret_adaptive:guard=-1", "regret_adaptive:ttl=x", "regret_adaptive:nope=1"} {
 		if _, err := New(spec, Env{}); !errors.Is(err, ErrBadParam) {
 			t.Errorf("New(%q): err %v, want ErrBadParam", spec, err)
 		}
