@@ -33,6 +33,7 @@ type simFlags struct {
 	prefetch, moveBlocks        int
 	horizon                     int64
 	demo, asJSON, noDecode      bool
+	moveLog                     string
 }
 
 func newSimCmd() *cobra.Command {
@@ -93,6 +94,7 @@ func newSimCmd() *cobra.Command {
 	fl.Int64Var(&f.horizon, "horizon", 24, "re-promotion horizon in accesses")
 	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison of every online policy against LRU and Bélády (a few seconds)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fl.StringVar(&f.moveLog, "move-log", "", "write every block move (miss, evict, cascade, drop, prefetch, free) of the asked policies to FILE: CSV, or JSON lines for .jsonl (cache and blocks modes; never streamed)")
 	return cmd
 }
 
@@ -258,7 +260,7 @@ func (f *simFlags) simTraces() ([]*sim.Trace, error) {
 func (f *simFlags) compare(cfg sim.Config, pols []string, refs sim.References) ([]sim.Result, []error, error) {
 	var all []sim.Result
 	var errs []error
-	if sim.Streamable(cfg, pols, refs) {
+	if cfg.Moves == nil && sim.Streamable(cfg, pols, refs) {
 		opens, err := f.openers()
 		if err != nil {
 			return nil, nil, err
@@ -313,6 +315,21 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 		if _, err := policy.New(p, policy.Env{}); err != nil {
 			return usageError("--policy: %v", err)
 		}
+	}
+	if f.moveLog != "" {
+		if cfg.Mode == sim.ModeTiering {
+			return usageError("--move-log: cache and blocks modes only")
+		}
+		mw, err := newMoveWriter(f.moveLog)
+		if err != nil {
+			return err
+		}
+		cfg.Moves = mw
+		defer func() {
+			if cerr := mw.Close(); cerr != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "kvtier: move log: %v\n", cerr)
+			}
+		}()
 	}
 	all, errs, err := f.compare(cfg, pols, refs)
 	if err != nil {

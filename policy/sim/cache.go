@@ -58,7 +58,11 @@ type engine struct {
 	util    float64
 	keyIdx  map[uint64]uint32 // for prefetch
 	keys    []uint64
-	unit    bool // ModeBlocks: every block has size 1
+	unit    bool    // ModeBlocks: every block has size 1
+	peak    []int64 // most bytes each tier held (cache mode), nil in blocks mode
+	moves   MoveLog // nil: no move log
+	trace   string  // the trace, named in move log lines
+	now     int64   // the access being served, when moves is set
 }
 
 func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
@@ -72,6 +76,12 @@ func newEngine(cfg *Config, t *Trace, pol policy.Policy) *engine {
 		e.lower[i] = lowerTier{head: -1, tail: -1}
 	}
 	e.res.Hits = make([]int64, len(h.Tiers))
+	if !e.unit {
+		e.peak = make([]int64, len(h.Tiers))
+	}
+	if cfg.Moves != nil {
+		e.moves, e.trace = cfg.Moves, t.Name
+	}
 	if cfg.Prefetch > 0 {
 		e.keyIdx = make(map[uint64]uint32, len(t.keys))
 		for i, k := range t.keys {
@@ -181,6 +191,10 @@ func (e *engine) access(x *blk, now int64) {
 			e.res.PrefetchUseful++
 		}
 	} else {
+		from := x.tier
+		if e.moves != nil {
+			e.now = now
+		}
 		if x.tier > 0 {
 			e.res.Hits[x.tier]++
 			lat = e.h.transferMs(int(x.tier), 0, size, e.cfg.Quant)
@@ -191,6 +205,9 @@ func (e *engine) access(x *blk, now int64) {
 		}
 		e.res.BytesDemand += size
 		lat += e.promote(x, now, &e.res.BytesDemand)
+		if e.moves != nil {
+			e.logMove(now, x, from, MoveMiss)
+		}
 		if e.cfg.Prefetch > 0 {
 			e.prefetch(x, now)
 		}
@@ -223,6 +240,9 @@ func (e *engine) promote(x *blk, now int64, bytes *int64) float64 {
 	}
 	x.tier = 0
 	e.used += size
+	if e.peak != nil && e.used > e.peak[0] {
+		e.peak[0] = e.used
+	}
 	if x.b.Meta.Pinned {
 		e.pinned += size
 	} else {
@@ -241,10 +261,20 @@ func (e *engine) demote(v *blk, now int64, bytes *int64) float64 {
 	}
 	v.tier = -1
 	if len(e.h.Tiers) == 1 {
+		if e.moves != nil {
+			e.logMove(now, v, 0, MoveEvict)
+		}
 		return 0
 	}
 	*bytes += v.b.Meta.Size
-	return e.h.transferMs(0, 1, v.b.Meta.Size, e.cfg.Quant) + e.insertLower(v, 1, bytes)
+	lat := e.h.transferMs(0, 1, v.b.Meta.Size, e.cfg.Quant)
+	if e.moves != nil {
+		// Logged before the cascade it may start, as it happens.
+		v.tier = 1
+		e.logMove(now, v, 0, MoveEvict)
+		v.tier = -1
+	}
+	return lat + e.insertLower(v, 1, bytes)
 }
 
 // insertLower puts x at the front of lower tier k and pushes the least
@@ -267,6 +297,12 @@ func (e *engine) insertLower(x *blk, k int, bytes *int64) float64 {
 				lat += e.h.transferMs(k, k+1, v.b.Meta.Size, e.cfg.Quant)
 				e.link(v, k+1)
 			}
+			if e.moves != nil {
+				e.logMove(e.now, v, int8(k), cascadeReason(k+1 < len(e.h.Tiers)))
+			}
+		}
+		if e.peak != nil && lt.used > e.peak[k] {
+			e.peak[k] = lt.used
 		}
 	}
 	return lat
@@ -314,9 +350,13 @@ func (e *engine) prefetch(x *blk, now int64) {
 		if y.tier <= 0 {
 			continue
 		}
+		from := y.tier
 		e.unlink(y)
 		e.res.BytesPrefetch += y.b.Meta.Size
 		e.promote(y, now, &e.res.BytesPrefetch)
+		if e.moves != nil {
+			e.logMove(now, y, from, MovePrefetch)
+		}
 		if y.tier == 0 {
 			y.prefetched = true
 		}
@@ -325,6 +365,12 @@ func (e *engine) prefetch(x *blk, now int64) {
 
 // free drops a freed block from every tier and the policy.
 func (e *engine) free(x *blk) {
+	if e.moves != nil && x.tier >= 0 {
+		from := x.tier
+		x.tier = -1
+		e.logMove(e.now, x, from, MoveFree)
+		x.tier = from
+	}
 	if x.tier > 0 {
 		e.unlink(x)
 	}
@@ -350,6 +396,7 @@ func (e *engine) finish() {
 		}
 	}
 	finishResult(&e.res, &e.lat, &e.tenants, e.util)
+	e.res.PeakBytes = e.peak
 }
 
 func finishResult(r *Result, lat *hist, t *tenantHits, util float64) {

@@ -68,6 +68,11 @@ type Config struct {
 	Decay      float64 // planner heat decay per epoch, in [0,1)
 	Reuse      int     // planner reuse window in epochs (plan.Config.Reuse); 0 is off
 	Headroom   float64 // planner headroom (plan.Config.Headroom); 0 is off
+	// Moves, when set, receives every move of the run's blocks between
+	// tiers (cache and blocks modes through the engine; not the streamed
+	// compact engine, not tiering mode). Reference rows (CompareWith's
+	// LRU and Bélády) do not log.
+	Moves MoveLog
 }
 
 func (c *Config) horizon() int64 {

@@ -44,7 +44,11 @@ type Result struct {
 	// MigrationMs is the modelled time of background migrations
 	// (tiering mode: planner moves; not part of access latency).
 	MigrationMs float64 `json:"migration_ms,omitempty"`
-	Epochs      int64   `json:"epochs,omitempty"`
+	// PeakBytes is the most bytes each tier held at once over the run
+	// (cache mode and the lab model; a lower tier is measured once a
+	// cascade into it has settled). Not set in blocks or tiering mode.
+	PeakBytes []int64 `json:"peak_bytes_per_tier,omitempty"`
+	Epochs    int64   `json:"epochs,omitempty"`
 
 	// Set by Compare: the fast-tier hit ratio of LRU and Bélády on the
 	// same trace and configuration, and the share of the LRU-to-Bélády

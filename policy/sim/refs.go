@@ -189,6 +189,7 @@ func refConfigs(base Config, refs References) []Config {
 		}
 		cfg := base
 		cfg.Policy = ref.name
+		cfg.Moves = nil // references are not the runs asked for
 		if ref.name == RefBelady && cfg.Mode == ModeTiering {
 			cfg.Mode = ModeCache
 		}

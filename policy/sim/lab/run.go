@@ -103,6 +103,6 @@ func (r Result) Sim() sim.Result {
 		Policy: r.Policy, Workload: r.Workload, Mode: "lab", Preset: "lab", Scenario: r.Scenario,
 		Quant: r.Quant, Seed: r.Seed, Accesses: r.Accesses, Hits: r.Hits, Misses: r.ColdMisses,
 		FastHitRatio: r.HitRatio, Evictions: r.Evictions, BytesDemand: r.BytesMoved,
-		MeanLatencyMs: r.MeanLatencyMs, Fairness: 1, Tenants: 1,
+		MeanLatencyMs: r.MeanLatencyMs, Fairness: 1, Tenants: 1, PeakBytes: r.PeakBytes,
 	}
 }
