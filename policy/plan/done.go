@@ -36,7 +36,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 			p.moved(e, now)
 			delete(p.pinnedSlow, id)
 			if !e.b.Meta.Pinned {
-				e.pol.Admit(e.b, now)
+				e.pol().Admit(e.b, now)
 				e.admitted = true
 			}
 		} else if e.b.Meta.Pinned {
@@ -54,7 +54,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 		return nil
 	}
 	if !e.b.Meta.Pinned {
-		e.pol.Admit(e.b, now)
+		e.pol().Admit(e.b, now)
 		e.admitted = true
 	}
 	return nil

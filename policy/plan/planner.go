@@ -54,24 +54,30 @@ const (
 	pendDemote
 )
 
-// entry is the planner's state of one tracked block.
+// entry is the planner's state of one tracked block, laid out without
+// padding (80 bytes): its bucket policy is not stored but derived
+// (ten.pols[bucket], see pol), and epochs are 32-bit like trackedAt.
 type entry struct {
 	b         *policy.Block
 	ten       *tenant
-	pol       policy.Policy // the bucket policy that has seen the block
+	heat      float64
+	lastMove  policy.Time
+	last      policy.Time // last sampled access
+	sight     [nSources]sight
+	heatEpoch uint32 // the epoch heat was last decayed to
+	trackedAt uint32 // epoch+1 in which the block was tracked
 	bucket    uint8
+	pending   int8
 	fast      bool // in the fast tier (as last reported)
 	admitted  bool // resident in pol
-	pending   int8
-	heat      float64
-	heatEpoch uint64
-	sight     [nSources]sight
-	trackedAt uint32 // epoch+1 in which the block was tracked
-	lastMove  policy.Time
 	moved     bool
-	last      policy.Time // last sampled access
-	gone      bool        // untracked; touched may still hold it
+	gone      bool // untracked; touched may still hold it
 }
+
+// pol is the bucket policy that has seen the block: the policy of its
+// tenant and bucket, which Track, Update and Reconfigure build
+// (policyFor) before they set them.
+func (e *entry) pol() policy.Policy { return e.ten.pols[e.bucket] }
 
 // tenant is the fast-tier accounting of one tenant.
 type tenant struct {
@@ -221,7 +227,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 	}
 	var fast []*entry
 	for _, e := range p.blocks {
-		e.pol = p.policyFor(e.ten, e.bucket)
+		p.policyFor(e.ten, e.bucket)
 		e.admitted = false
 		if e.fast && !e.b.Meta.Pinned && e.pending != pendDemote {
 			fast = append(fast, e)
@@ -234,7 +240,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 		return fast[i].b.ID < fast[j].b.ID
 	})
 	for _, e := range fast {
-		e.pol.Admit(e.b, now)
+		e.pol().Admit(e.b, now)
 		e.admitted = true
 	}
 	return nil

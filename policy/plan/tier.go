@@ -26,14 +26,14 @@ func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, 
 		p.addFast(e)
 		delete(p.pinnedSlow, id)
 		if !e.b.Meta.Pinned && !e.admitted {
-			e.pol.Admit(e.b, now)
+			e.pol().Admit(e.b, now)
 			e.admitted = true
 		}
 		return true, nil
 	}
 	p.dropFast(e)
 	if e.admitted {
-		e.pol.Evict(e.b, now)
+		e.pol().Evict(e.b, now)
 		e.admitted = false
 	}
 	if e.b.Meta.Pinned {

@@ -20,13 +20,13 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
 	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now, trackedAt: uint32(p.epoch + 1)}
-	e.pol = p.policyFor(t, e.bucket)
+	p.policyFor(t, e.bucket)
 	p.blocks[b.ID] = e
 	t.blocks++
 	if fast {
 		p.addFast(e)
 		if !b.Meta.Pinned {
-			e.pol.Admit(b, now)
+			e.pol().Admit(b, now)
 			e.admitted = true
 		}
 	} else if b.Meta.Pinned {
@@ -64,7 +64,7 @@ func (p *Planner) Untrack(id policy.BlockID) error {
 	}
 	p.unpend(e)
 	e.gone = true
-	e.pol.Forget(e.b)
+	e.pol().Forget(e.b)
 	e.ten.blocks--
 	delete(p.pinnedSlow, id)
 	delete(p.blocks, id)
@@ -110,7 +110,7 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	p.pendAccount(e, -1)
 	if moveBucket || (m.Pinned && !e.b.Meta.Pinned) {
-		e.pol.Forget(e.b)
+		e.pol().Forget(e.b)
 		e.admitted = false
 	}
 	if m.Tenant != e.b.Meta.Tenant {
@@ -120,11 +120,11 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	e.b.Meta = m
 	e.bucket = nb
-	e.pol = p.policyFor(e.ten, nb)
+	p.policyFor(e.ten, nb)
 	if !moveBucket && !old.Pinned && !m.Pinned && old != m {
 		// The same policy keeps the block (resident, or as a ghost):
 		// tell it what changed.
-		if u, ok := e.pol.(policy.Updater); ok {
+		if u, ok := e.pol().(policy.Updater); ok {
 			u.Update(e.b, old, now)
 		}
 	}
@@ -133,7 +133,7 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	p.pendAccount(e, +1)
 	if e.fast && !m.Pinned && !e.admitted && e.pending != pendDemote {
-		e.pol.Admit(e.b, now)
+		e.pol().Admit(e.b, now)
 		e.admitted = true
 	}
 	if m.Pinned && !e.fast && e.pending == pendNone {
@@ -179,7 +179,7 @@ func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) err
 	}
 	n := min(int(o.Count), p.cfg.touches())
 	for range n {
-		e.pol.Access(e.b, now)
+		e.pol().Access(e.b, now)
 	}
 	return nil
 }
@@ -202,18 +202,18 @@ func (p *Planner) reused(e *entry) bool {
 
 // heatNow applies the decay of the epochs since e's heat was last updated.
 func (p *Planner) heatNow(e *entry) {
-	if p.epoch > e.heatEpoch {
+	if p.epoch > uint64(e.heatEpoch) {
 		e.heat = p.heatAt(e, p.epoch)
-		e.heatEpoch = p.epoch
+		e.heatEpoch = uint32(p.epoch)
 	}
 }
 
 // heatAt is e's heat decayed to epoch (not before its last update).
 func (p *Planner) heatAt(e *entry, epoch uint64) float64 {
-	if epoch <= e.heatEpoch {
+	if epoch <= uint64(e.heatEpoch) {
 		return e.heat
 	}
-	gap := epoch - e.heatEpoch
+	gap := epoch - uint64(e.heatEpoch)
 	if p.cfg.Decay == 0 || gap > 64 {
 		return 0
 	}
