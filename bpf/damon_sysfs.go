@@ -79,27 +79,43 @@ func (d *damonAdmin) cpu() time.Duration {
 }
 
 // readThreadCPU reads the CPU time of the running kdamond thread into
-// d.thread: 0 when none runs or it cannot be read. The thread's pid is
-// read from sysfs once a thread.
+// d.thread. The thread's pid is read from sysfs once a thread; a thread
+// found gone (kdamond ends by itself when its processes exit, and its pid
+// may then name another process) has its last reading kept in cpuDone.
 func (d *damonAdmin) readThreadCPU() {
-	d.thread.read, d.thread.cpu = d.now(), 0
+	d.thread.read = d.now()
 	if d.thread.pid == 0 {
-		raw, err := os.ReadFile(d.path("0", "pid"))
-		if err != nil {
+		if d.thread.pid = d.kdamondPID(); d.thread.pid == 0 {
 			return
 		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-		if err != nil || pid <= 0 {
-			return
-		}
-		d.thread.pid = pid
 	}
 	st, err := numa.ReadStat(d.procRoot, d.thread.pid)
-	if err != nil {
-		d.thread.pid = 0
+	if err != nil || !strings.HasPrefix(st.Comm, "kdamond") {
+		d.endThread()
 		return
 	}
 	d.thread.cpu = st.CPU()
+}
+
+// kdamondPID is the pid of kvtier's kdamond thread, 0 when none runs or
+// it cannot be read.
+func (d *damonAdmin) kdamondPID() int {
+	raw, err := os.ReadFile(d.path("0", "pid"))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	return pid
+}
+
+// endThread keeps the ended thread's last reading in cpuDone and forgets
+// the thread.
+func (d *damonAdmin) endThread() {
+	d.cpuDone += d.thread.cpu
+	d.thread = threadCPU{read: d.now()}
 }
 
 func writeFile(path, value string) error {
@@ -249,11 +265,11 @@ func (d *damonAdmin) stop() error {
 		return fmt.Errorf("reading kdamond state: %w", err)
 	}
 	if strings.TrimSpace(string(st)) != "on" {
+		d.endThread() // it ended by itself: its last reading is kept
 		return nil
 	}
 	d.readThreadCPU()
-	d.cpuDone += d.thread.cpu
-	d.thread = threadCPU{}
+	d.endThread()
 	return d.wrFile(d.path("0", "state"), "off")
 }
 

@@ -202,4 +202,14 @@ func TestDamonAdminCPU(t *testing.T) {
 	if got := d.cpu(); got != 530*time.Millisecond {
 		t.Errorf("cpu %s later = %s, want 530ms", cpuRefresh, got)
 	}
+	// The thread ends by itself and its pid goes to another process: its
+	// last reading is kept and the other process is not counted.
+	if err := os.WriteFile(filepath.Join(root, "proc/77/stat"),
+		[]byte("77 (sh) S 2 0 0 0 -1 0 0 0 0 0 900 900 0 0 20 0 1 0 900 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(cpuRefresh)
+	if got := d.cpu(); got != 530*time.Millisecond {
+		t.Errorf("cpu after the thread ended = %s, want the 530ms it had", got)
+	}
 }

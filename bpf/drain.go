@@ -110,7 +110,7 @@ func (c *core) Stats() (Stats, error) {
 	if c.closed {
 		return Stats{}, c.closedErr("reading statistics of")
 	}
-	sums, err := statSums(c.objs.Stats)
+	sums, err := c.statBuf.sums(c.objs.Stats)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -146,17 +146,26 @@ func (c *core) Close() error {
 // outside, drops.
 const nStats = 4
 
-// statSums reads the per-CPU stats array and sums each entry over the
-// CPUs: one batch lookup (the daemon reads them every epoch), else one
-// lookup an entry on kernels without batch operations.
-func statSums(m *ebpf.Map) ([nStats]uint64, error) {
+// statBuffers are the key and value buffers of the stats' batch read,
+// allocated once (the daemon reads the stats every epoch).
+type statBuffers struct {
+	keys []uint32
+	vals []uint64
+}
+
+// sums reads the per-CPU stats array and sums each entry over the CPUs:
+// one batch lookup, else one lookup an entry on kernels without batch
+// operations.
+func (b *statBuffers) sums(m *ebpf.Map) ([nStats]uint64, error) {
 	var sums [nStats]uint64
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
 		return sums, fmt.Errorf("reading statistics: %w", err)
 	}
-	keys := make([]uint32, nStats)
-	vals := make([]uint64, nStats*ncpu)
+	if len(b.vals) != nStats*ncpu {
+		b.keys, b.vals = make([]uint32, nStats), make([]uint64, nStats*ncpu)
+	}
+	keys, vals := b.keys, b.vals
 	var cursor ebpf.MapBatchCursor
 	n, err := m.BatchLookup(&cursor, keys, vals, nil)
 	switch {
@@ -175,7 +184,7 @@ func statSums(m *ebpf.Map) ([nStats]uint64, error) {
 	return sums, nil
 }
 
-// statSumsEach is statSums one entry at a time.
+// statSumsEach is statBuffers.sums one entry at a time.
 func statSumsEach(m *ebpf.Map) ([nStats]uint64, error) {
 	var sums [nStats]uint64
 	for i := range sums {

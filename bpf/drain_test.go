@@ -184,7 +184,7 @@ func TestStatSums(t *testing.T) {
 		}
 	}
 	for name, read := range map[string]func(*ebpf.Map) ([nStats]uint64, error){
-		"batch": statSums, "each": statSumsEach,
+		"batch": new(statBuffers).sums, "each": statSumsEach,
 	} {
 		got, err := read(m)
 		if err != nil {

@@ -51,6 +51,7 @@ type core struct {
 	statsHook func(*Stats)
 	closers   []io.Closer // detached in reverse order by Close
 	drainBuf  drainBuffers
+	statBuf   statBuffers
 	drains    uint64
 	closed    bool
 }

@@ -266,17 +266,15 @@ func (d *Daemon) removeRegionAs(c caller, id uint64) error {
 	return nil
 }
 
-// reapLocked drops the regions of processes that exited or whose PID was
-// reused. Only the pidfd or a missing /proc entry says a process is gone:
-// any other failure to read /proc (out of file descriptors, say) keeps the
-// region and is logged.
+// reapLocked drops the regions of processes that exited, as their pidfds
+// say (a PID cannot be reused while its pidfd shows the process alive, so
+// that needs no /proc read); any other failure keeps the region and is
+// logged.
 func (d *Daemon) reapLocked() {
 	for _, r := range d.regions {
 		err := r.proc.Check()
 		switch {
 		case err == nil:
-		case errors.Is(err, numa.ErrPIDReused):
-			d.dropRegionLocked(r, "pid reused by another process")
 		case errors.Is(err, numa.ErrProcessGone):
 			d.dropRegionLocked(r, "process exited")
 		default:
