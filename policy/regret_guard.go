@@ -51,6 +51,9 @@ func newRAGuard(c RegretAdaptiveConfig, env Env) *raGuard {
 // access replays one access through both simulations (capacity blocks
 // each) and updates the counters and the leader.
 func (g *raGuard) access(b *Block, now Time, capacity int) {
+	if g.off {
+		return
+	}
 	g.last = b
 	keep := 1 - 1/max(g.window*float64(capacity), 1)
 	g.lruHits *= keep
@@ -108,15 +111,27 @@ func (g *raGuard) raAccess(b *Block, now Time, capacity int) bool {
 }
 
 // admit notes that b entered the real cache.
+// A block admitted without its access just before turns the guard off
+// for good and frees the simulations: the daemon's planner admits blocks
+// it tracks or promoted, which the policy saw as no access, so there the
+// guard costs nothing after the first admission.
 func (g *raGuard) admit(b *Block) {
+	if g.off {
+		return
+	}
 	if g.last != b {
 		g.off = true
+		g.lru, g.lruOrder, g.ra = nil, list{}, nil
+		g.lruOut, g.raOut = idGhosts{}, idGhosts{}
 	}
 	g.last = nil
 }
 
 // forget drops b from both simulations.
 func (g *raGuard) forget(b *Block) {
+	if g.off {
+		return
+	}
 	if n, ok := g.lru[b.ID]; ok {
 		g.lruOrder.remove(n)
 		delete(g.lru, b.ID)

@@ -90,9 +90,50 @@ func TestRegretGuardOff(t *testing.T) {
 	if !ra.guard.off {
 		t.Fatal("guard on after admissions without accesses")
 	}
+	if ra.guard.lru != nil || ra.guard.ra != nil {
+		t.Error("the guard is off but keeps its simulations")
+	}
 	a, _ := ra.Victim(6)
 	b, _ := plain.Victim(6)
 	if a != b || ra.FollowsLRU() {
 		t.Fatalf("victim %d, unguarded %d; follows LRU %v", a.ID, b.ID, ra.FollowsLRU())
+	}
+}
+
+// TestRegretGuardSwitch: the guard follows the simulation ahead by more
+// than guardMargin decayed hits and keeps its last choice within the
+// margin; following LRU, the victims are the blocks the simulated LRU
+// evicted that the real cache still holds.
+func TestRegretGuardSwitch(t *testing.T) {
+	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{})
+	blocks := make([]Block, 6)
+	for i := range blocks {
+		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+	}
+	const capacity = 2
+	steps := []struct {
+		lru, ra   float64 // counters before the access
+		followLRU bool    // after it
+	}{
+		{0, 0, false},
+		{5, 0, true},    // LRU ahead by more than the margin
+		{5, 4.5, true},  // within the margin: the last choice stays
+		{0, 5, false},   // regret_adaptive ahead
+		{4.5, 5, false}, // within the margin again
+		{10, 1, true},
+	}
+	for i, s := range steps {
+		g.lruHits, g.raHits = s.lru, s.ra
+		g.access(&blocks[i], Time(i), capacity)
+		if g.followLRU != s.followLRU {
+			t.Fatalf("step %d (lru %.1f, ra %.1f): followLRU %v, want %v", i, s.lru, s.ra, g.followLRU, s.followLRU)
+		}
+	}
+	// The simulated LRU (capacity 2) holds blocks 4 and 5 and evicted 0-3,
+	// newest first; the real cache holds 1, 3 and 5.
+	real := map[BlockID]bool{1: true, 3: true, 5: true}
+	v, ok := g.victim(func(id BlockID) bool { return real[id] })
+	if !ok || v.ID != 3 {
+		t.Fatalf("victim %v %v, want block 3 (the newest LRU eviction still resident)", v, ok)
 	}
 }
