@@ -202,18 +202,26 @@ func (p *Planner) reused(e *entry) bool {
 
 // heatNow applies the decay of the epochs since e's heat was last updated.
 func (p *Planner) heatNow(e *entry) {
-	if p.epoch > uint64(e.heatEpoch) {
+	if _, later := heatGap(e, p.epoch); later {
 		e.heat = p.heatAt(e, p.epoch)
 		e.heatEpoch = uint32(p.epoch)
 	}
 }
 
+// heatGap is the epochs from e's last heat update to epoch, counted in 32
+// bits with wrap-around (heatEpoch keeps the epoch's low 32 bits, which a
+// 1 ms epoch wraps in 50 days); later is false when epoch is not after it.
+func heatGap(e *entry, epoch uint64) (gap uint32, later bool) {
+	gap = uint32(epoch) - e.heatEpoch
+	return gap, gap != 0 && gap <= 1<<31
+}
+
 // heatAt is e's heat decayed to epoch (not before its last update).
 func (p *Planner) heatAt(e *entry, epoch uint64) float64 {
-	if epoch <= uint64(e.heatEpoch) {
+	gap, later := heatGap(e, epoch)
+	if !later {
 		return e.heat
 	}
-	gap := epoch - uint64(e.heatEpoch)
 	if p.cfg.Decay == 0 || gap > 64 {
 		return 0
 	}
