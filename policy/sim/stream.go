@@ -58,6 +58,9 @@ func CompareStream(cfg Config, policies []string, refs References, name string, 
 			"lru, fifo, sieve, arc or s3fifo", ErrBadConfig, name)
 	}
 	runs := streamRuns(policies, refs)
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%w: %s: no policy and no reference to run", ErrBadConfig, name)
+	}
 	engines := make([]*cengine, len(runs))
 	for i, p := range runs {
 		c := cfg

@@ -121,6 +121,11 @@ func TestStreamErrors(t *testing.T) {
 	if _, err := CompareStream(cfg, []string{"lfu"}, References{}, "x", nil); !errors.Is(err, ErrBadConfig) {
 		t.Errorf("lfu: got %v, want ErrBadConfig", err)
 	}
+	// Nothing to run: refused before the trace is read (no engine would
+	// hand the reader its batches back).
+	if _, err := CompareStream(cfg, nil, References{}, "x", nil); !errors.Is(err, ErrBadConfig) {
+		t.Errorf("no policy, no reference: got %v, want ErrBadConfig", err)
+	}
 }
 
 // panicky is a compact policy that panics on its first access.

@@ -177,6 +177,9 @@ func failurePlot(as []Aggregate) ([]byte, bool) {
 // drawHValue draws one mean ± std at y: a bar from 0, or a point on a
 // zoomed axis.
 func drawHValue(c *canvas, s scale, f frame, v Stat, y float64, color, tip string) {
+	if math.IsNaN(v.Mean) {
+		return // no run measured it: nothing to draw, as drawValue
+	}
 	if !s.zoomed {
 		fmt.Fprintf(&c.b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="12" fill="%s"><title>%s</title></rect>`+"\n",
 			f.x0, y-6, s.at(v.Mean)-f.x0, color, html.EscapeString(tip))

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/sim"
+)
+
+// compare runs the comparison of every workload and trace: streamed when
+// sim.Streamable says so (blocks mode with policies of a compact form and
+// no Bélády: the trace is read once, never kept), else prepared. It
+// returns the rows, each comparison's error, and an error that stops the
+// command.
+func (f *simFlags) compare(cfg sim.Config, pols []string, refs sim.References) ([]sim.Result, []error, error) {
+	var all []sim.Result
+	var errs []error
+	if cfg.Moves == nil && sim.Streamable(cfg, pols, refs) {
+		opens, err := f.openers()
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, o := range opens {
+			// A policy that panicked fails its row only: the others stay.
+			rs, err := sim.CompareStream(cfg, pols, refs, o.name, o.open)
+			if err != nil && len(rs) == 0 {
+				return nil, nil, err
+			}
+			errs = append(errs, err)
+			all = append(all, rs...)
+		}
+		return all, errs, nil
+	}
+	traces, err := f.simTraces()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFits(cfg, traces); err != nil {
+		return nil, nil, err
+	}
+	for _, t := range traces {
+		rs, err := sim.CompareWith(cfg, pols, refs, t)
+		if err != nil && len(rs) == 0 {
+			return nil, nil, err
+		}
+		errs = append(errs, err)
+		all = append(all, rs...)
+	}
+	return all, errs, nil
+}
+
+func runSim(cmd *cobra.Command, f *simFlags) (err error) {
+	if f.demo {
+		return runDemo(cmd.OutOrStdout(), f.asJSON)
+	}
+	if len(f.workloads)+len(f.traces) == 0 {
+		return usageError("give --workload SPEC or --trace FILE (or --demo)")
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	refs, err := sim.ParseReferences(f.reference)
+	if err != nil {
+		return usageError("--reference: %v", err)
+	}
+	pols := splitPolicies(f.policies)
+	if len(pols) == 0 && refs == (sim.References{}) {
+		return usageError("give --policy SPEC or --reference lru,belady: nothing to run")
+	}
+	for _, p := range pols {
+		if _, err := policy.New(p, policy.Env{}); err != nil {
+			return usageError("--policy: %v", err)
+		}
+	}
+	if f.moveLog != "" {
+		if cfg.Mode == sim.ModeTiering {
+			return usageError("--move-log: cache and blocks modes only")
+		}
+		mw, werr := newMoveWriter(f.moveLog)
+		if werr != nil {
+			return withCode(ExitError, fmt.Errorf("--move-log: %w", werr))
+		}
+		cfg.Moves = mw
+		// A log that could not be written in full (a full disk) fails
+		// the command: a truncated log must not pass for a whole one.
+		defer func() {
+			if cerr := mw.Close(); cerr != nil {
+				err = errors.Join(err, withCode(ExitError, fmt.Errorf("--move-log %s: %w", f.moveLog, cerr)))
+			}
+		}()
+	}
+	all, errs, err := f.compare(cfg, pols, refs)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		if err := json.NewEncoder(cmd.OutOrStdout()).Encode(all); err != nil {
+			return err
+		}
+	} else if err := printResults(cmd.OutOrStdout(), all); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
+}
