@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
 )
@@ -213,7 +213,7 @@ func BenchmarkScaleHints(b *testing.B) {
 					reqs[i].Blocks[j] = (zipf.Uint64() * 0x9e3779b1) % scaleRegionBlocks
 				}
 			}
-			hinted, cpu0 := 0, cpuTime()
+			hinted, cpu0 := 0, testutil.ProcessCPU()
 			for b.Loop() {
 				req := reqs[hinted/1000%len(reqs)]
 				if _, err := d.hints(caller{}, uint64(1+hinted/1000%regions), req); err != nil {
@@ -221,7 +221,7 @@ func BenchmarkScaleHints(b *testing.B) {
 				}
 				hinted += 1000
 			}
-			cpu := float64(cpuTime()-cpu0) / float64(hinted)
+			cpu := float64(testutil.ProcessCPU()-cpu0) / float64(hinted)
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(hinted)
 			b.ReportMetric(ns, "ns/block")
 			b.ReportMetric(cpu, "cpu-ns/block")
@@ -229,12 +229,4 @@ func BenchmarkScaleHints(b *testing.B) {
 			b.ReportMetric(cpu/1e3, "cores/1M-blocks/s")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used, in ns:
-// on a shared host a benchmark's wall time counts other processes' turns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -217,7 +217,7 @@ func BenchmarkScaleHints(b *testing.B) {
 			}
 			o := Observation{Count: 1, Source: SourceHint}
 			now, k, hinted := policy.Time(0), 0, 0
-			cpu0 := cpuTime()
+			cpu0 := testutil.ProcessCPU()
 			for b.Loop() {
 				now++
 				for range 1000 {
@@ -227,13 +227,13 @@ func BenchmarkScaleHints(b *testing.B) {
 				hinted += 1000
 				if hinted%100_000 == 0 {
 					b.StopTimer()
-					start := cpuTime()
+					start := testutil.ProcessCPU()
 					p.Plan(now) // an epoch ends now and then
-					cpu0 += cpuTime() - start
+					cpu0 += testutil.ProcessCPU() - start
 					b.StartTimer()
 				}
 			}
-			cpu := float64(cpuTime()-cpu0) / float64(hinted)
+			cpu := float64(testutil.ProcessCPU()-cpu0) / float64(hinted)
 			ns := float64(b.Elapsed().Nanoseconds()) / float64(hinted)
 			b.ReportMetric(ns, "ns/block")
 			b.ReportMetric(cpu, "cpu-ns/block")
@@ -241,12 +241,4 @@ func BenchmarkScaleHints(b *testing.B) {
 			b.ReportMetric(cpu/1e3, "cores/1M-blocks/s")
 		})
 	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used, in ns:
-// on a shared host a benchmark's wall time counts other processes' turns.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
