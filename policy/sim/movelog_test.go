@@ -47,30 +47,7 @@ func TestMoveLog(t *testing.T) {
 		if !reflect.DeepEqual(got, plain) {
 			t.Errorf("%s: logging changed the result:\n%+v\n%+v", tt.name, got, plain)
 		}
-		var evict, misses, moved, used, peak int64
-		for _, m := range rec.moves {
-			switch m.Reason {
-			case MoveEvict:
-				evict++
-			case MoveMiss:
-				misses++
-			}
-			if m.From >= 0 && m.To >= 0 {
-				moved += m.Bytes
-			} else if m.From < 0 && m.Reason == MoveMiss {
-				moved += m.Bytes // a cold miss counts as moved in
-			}
-			if m.To == 0 {
-				used += m.Bytes
-			}
-			if m.From == 0 {
-				used -= m.Bytes
-			}
-			peak = max(peak, used)
-			if m.Policy != cfg.Policy || m.Trace != tr.Name {
-				t.Fatalf("%s: move names %s on %s", tt.name, m.Policy, m.Trace)
-			}
-		}
+		evict, misses, moved, peak := tallyMoves(t, tt.name, rec.moves, cfg.Policy, tr.Name)
 		if evict != got.Evictions || misses != got.Accesses-got.Hits[0] {
 			t.Errorf("%s: log has %d evictions and %d misses, result %d and %d", tt.name, evict, misses, got.Evictions, got.Accesses-got.Hits[0])
 		}
@@ -84,6 +61,38 @@ func TestMoveLog(t *testing.T) {
 			t.Errorf("%s: peak bytes %v in blocks mode", tt.name, got.PeakBytes)
 		}
 	}
+}
+
+// tallyMoves counts a log's evictions and misses, the bytes it moved
+// into and between tiers, and tier 0's peak footprint replayed from it;
+// every move must name policy and trace.
+func tallyMoves(t *testing.T, name string, moves []Move, pol, traceName string) (evict, misses, moved, peak int64) {
+	t.Helper()
+	var used int64
+	for _, m := range moves {
+		switch m.Reason {
+		case MoveEvict:
+			evict++
+		case MoveMiss:
+			misses++
+		}
+		if m.From >= 0 && m.To >= 0 {
+			moved += m.Bytes
+		} else if m.From < 0 && m.Reason == MoveMiss {
+			moved += m.Bytes // a cold miss counts as moved in
+		}
+		if m.To == 0 {
+			used += m.Bytes
+		}
+		if m.From == 0 {
+			used -= m.Bytes
+		}
+		peak = max(peak, used)
+		if m.Policy != pol || m.Trace != traceName {
+			t.Fatalf("%s: move names %s on %s", name, m.Policy, m.Trace)
+		}
+	}
+	return evict, misses, moved, peak
 }
 
 // TestMoveLogSkipsReferences: CompareWith's reference rows do not log.
