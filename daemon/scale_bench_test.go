@@ -93,15 +93,6 @@ func scaleDaemon(b *testing.B, regions int, fast bool) *Daemon {
 	return d
 }
 
-// liveHeap is the live heap after a full collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // BenchmarkScaleTrackedBytes reports the daemon's heap per tracked block
 // (B/block: the regions' blocks and slices, the planner and the policy
 // state), every block slow (a registration of memory not yet touched, as
@@ -113,9 +104,9 @@ func BenchmarkScaleTrackedBytes(b *testing.B) {
 			b.Run(fmt.Sprintf("blocks=%dM/%s", regions, tier), func(b *testing.B) {
 				var perBlock float64
 				for b.Loop() {
-					before := liveHeap()
+					before := testutil.LiveHeap()
 					d := scaleDaemon(b, regions, fast)
-					perBlock = float64(liveHeap()-before) / float64(regions*scaleRegionBlocks)
+					perBlock = float64(testutil.LiveHeap()-before) / float64(regions*scaleRegionBlocks)
 					runtime.KeepAlive(d)
 				}
 				b.ReportMetric(perBlock, "B/block")

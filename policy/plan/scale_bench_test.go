@@ -61,15 +61,6 @@ func scalePlanner(b *testing.B, n int) *Planner {
 	return p
 }
 
-// heapInUse is the live heap after a full collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
-
 // BenchmarkScaleTrackedBytes reports the heap the planner holds per
 // tracked block (B/block: its entries, its index and the bucket
 // policies' state) and with the caller's policy.Block counted too
@@ -83,16 +74,16 @@ func BenchmarkScaleTrackedBytes(b *testing.B) {
 			b.Run(scaleName(n)+"/"+tier, func(b *testing.B) {
 				var perBlock, total float64
 				for b.Loop() {
-					base := heapInUse()
+					base := testutil.LiveHeap()
 					blocks := scaleBlocks(n)
-					withBlocks := heapInUse()
+					withBlocks := testutil.LiveHeap()
 					p := scalePlanner(b, n)
 					for i := range blocks {
 						if err := p.Track(&blocks[i], fast, 0); err != nil {
 							b.Fatal(err)
 						}
 					}
-					after := heapInUse()
+					after := testutil.LiveHeap()
 					perBlock = float64(after-withBlocks) / float64(n)
 					total = float64(after-base) / float64(n)
 					runtime.KeepAlive(p)

@@ -1,6 +1,9 @@
 package testutil
 
-import "syscall"
+import (
+	"runtime"
+	"syscall"
+)
 
 // ProcessCPU is the CPU time, user and system, this process has used, in
 // nanoseconds (getrusage(2)), for benchmarks that report cores per unit
@@ -11,4 +14,15 @@ func ProcessCPU() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// LiveHeap is the heap in use after two full collections (the second
+// frees what the first's finalizers released), for benchmarks that report
+// bytes per item held.
+func LiveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
