@@ -41,15 +41,15 @@ budgets {
 }
 `
 
-// benchDaemon builds a daemon on the two-node fixture of numa/ (node 1
-// slow) and tracks the benchmark's regions; their blocks are never moved
-// (the mover does not run), so their addresses need not be mapped.
-func benchDaemon(b *testing.B, pol string) *Daemon {
+// benchFixture starts a daemon of config src on the two-node fixture of
+// numa/ (node 1 slow), its state in a temporary directory, and opens this
+// process for its regions; it skips without root (the BPF samplers).
+func benchFixture(b *testing.B, name string, src []byte) (*Daemon, *numa.Process) {
 	b.Helper()
 	if os.Geteuid() != 0 {
 		b.Skip("the daemon opens its BPF samplers, which needs root")
 	}
-	cfg, err := ParseConfig("bench.hcl", fmt.Appendf(nil, benchConfig, pol))
+	cfg, err := ParseConfig(name, src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,6 +65,15 @@ func benchDaemon(b *testing.B, pol string) *Daemon {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { proc.Close() })
+	return d, proc
+}
+
+// benchDaemon builds a daemon on the two-node fixture of numa/ (node 1
+// slow) and tracks the benchmark's regions; their blocks are never moved
+// (the mover does not run), so their addresses need not be mapped.
+func benchDaemon(b *testing.B, pol string) *Daemon {
+	b.Helper()
+	d, proc := benchFixture(b, "bench.hcl", fmt.Appendf(nil, benchConfig, pol))
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := range benchRegions {

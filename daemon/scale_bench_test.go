@@ -4,17 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/kvtier/kvtier/bpf"
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/internal/testutil"
-	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -56,26 +52,8 @@ budgets {
 // every block fast or every block slow.
 func scaleDaemon(b *testing.B, regions int, fast bool) *Daemon {
 	b.Helper()
-	if os.Geteuid() != 0 {
-		b.Skip("the daemon opens its BPF samplers, which needs root")
-	}
 	total := int64(regions) * scaleRegionBlocks * scaleBlockSize
-	cfg, err := ParseConfig("scale.hcl", fmt.Appendf(nil, scaleConfig, total/4, total/100))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.StateDir = b.TempDir()
-	sys := filepath.Join("..", "numa", "testdata", "trees", "cxl-2node", "sys")
-	d, err := New(cfg, Options{SysRoot: sys, Logger: hclog.NewNullLogger()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(d.closeAll)
-	proc, err := numa.OpenProcess(os.Getpid())
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { proc.Close() })
+	d, proc := benchFixture(b, "scale.hcl", fmt.Appendf(nil, scaleConfig, total/4, total/100))
 	tiers := make([]bool, scaleRegionBlocks)
 	for i := range tiers {
 		tiers[i] = fast
