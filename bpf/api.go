@@ -174,16 +174,14 @@ type Options struct {
 
 // DAMONIntervals derives DAMON's sampling and aggregation intervals from
 // an epoch: two aggregations an epoch, so that every drain finds at least
-// one, and two access checks an aggregation. DAMON's checks tile time
-// (each clears a page's accessed bit and the next one reads it), so a read
-// of a whole block is caught however few checks there are; more checks
-// only count more of its repeats (up to 4 an epoch here) and find more
-// partial reads. kdamond's CPU time grows with the checks (regions x
-// checks a second): in the head-to-head benchmark's guest (256 blocks,
-// TCG) five checks an aggregation cost kdamond 6.2 s of a 5-minute run.
+// one, and five access checks an aggregation. A block's counts in an epoch
+// then estimate how often it is used: a block used every T seconds
+// collects about epoch/T checks that found it accessed (up to 10), and a
+// block not used collects none. kdamond's CPU time grows with the checks
+// (regions x checks a second); HMSDK checks every 100 ms too.
 func DAMONIntervals(epoch time.Duration) (sample, aggregate time.Duration) {
 	aggregate = max(epoch/2, time.Millisecond)
-	return max(aggregate/2, 100*time.Microsecond), aggregate
+	return max(aggregate/5, 100*time.Microsecond), aggregate
 }
 
 type opener func(Options) (Sampler, error)

@@ -89,11 +89,11 @@ func TestDAMONIntervals(t *testing.T) {
 	for _, tc := range []struct {
 		epoch, sample, aggr string
 	}{
-		{"1s", "250ms", "500ms"},
-		{"500ms", "125ms", "250ms"},
-		{"10s", "2.5s", "5s"},
-		{"1ms", "500µs", "1ms"},
-		{"400µs", "500µs", "1ms"},
+		{"1s", "100ms", "500ms"},
+		{"500ms", "50ms", "250ms"},
+		{"10s", "1s", "5s"},
+		{"1ms", "200µs", "1ms"},
+		{"400µs", "200µs", "1ms"},
 	} {
 		e, s, a := dur(t, tc.epoch), dur(t, tc.sample), dur(t, tc.aggr)
 		if gs, ga := DAMONIntervals(e); gs != s || ga != a {

@@ -54,7 +54,7 @@ planner {
 # vaddr works, else none (API hints only), and logs why; it cannot be combined
 # with perf or damon. `kvtier status` and kvtier_steady_state_sampling say when
 # no sampler sees steady-state accesses. auto and damon take damon's settings:
-#   sample_interval    = "250ms" # DAMON access check; default epoch/4
+#   sample_interval    = "100ms" # DAMON access check; default epoch/10
 #   aggregate_interval = "500ms" # DAMON aggregation; default epoch/2
 #   max_regions        = 4096    # DAMON regions in all: regions_per_block a block, else fewer, else runs of blocks
 #   regions_per_block  = 1       # DAMON regions a block (1-64): more find partly read blocks, at more kdamond CPU
