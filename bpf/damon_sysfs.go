@@ -62,7 +62,7 @@ func newDamonAdmin(sysRoot, procRoot string, attrs damonAttrs) *damonAdmin {
 const cpuRefresh = 5 * time.Second
 
 // threadCPU is the running kdamond thread's pid and CPU time when last
-// read (pid 0: not known; read again).
+// read (pid 0: none found then; read zero: read at the next cpu).
 type threadCPU struct {
 	pid  int
 	cpu  time.Duration
@@ -72,7 +72,7 @@ type threadCPU struct {
 // cpu is the CPU time kvtier's kdamond threads used, the running one
 // included, that one as read at most cpuRefresh ago.
 func (d *damonAdmin) cpu() time.Duration {
-	if d.thread.pid == 0 || d.now().Sub(d.thread.read) >= cpuRefresh {
+	if d.thread.read.IsZero() || d.now().Sub(d.thread.read) >= cpuRefresh {
 		d.readThreadCPU()
 	}
 	return d.cpuDone + d.thread.cpu
@@ -112,10 +112,10 @@ func (d *damonAdmin) kdamondPID() int {
 }
 
 // endThread keeps the ended thread's last reading in cpuDone and forgets
-// the thread.
+// the thread, so that the next cpu reads the next thread's at once.
 func (d *damonAdmin) endThread() {
 	d.cpuDone += d.thread.cpu
-	d.thread = threadCPU{read: d.now()}
+	d.thread = threadCPU{}
 }
 
 func writeFile(path, value string) error {
