@@ -11,8 +11,24 @@ import (
 )
 
 // presentPages returns up to n base pages of pid's mappings that are
-// present on a node, for moves that must have something to do.
+// present on a node, for moves that must have something to do. A child
+// that has just exec'd may still be faulting its pages in: it asks again
+// for up to 2 s before failing.
 func presentPages(t *testing.T, pid, n int) []uintptr {
+	t.Helper()
+	var out []uintptr
+	for range 100 {
+		if out = presentNow(t, pid, n); len(out) >= n {
+			return out
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("pid %d has %d present pages, want %d", pid, len(out), n)
+	return nil
+}
+
+// presentNow is up to n of pid's present base pages as they are now.
+func presentNow(t *testing.T, pid, n int) []uintptr {
 	t.Helper()
 	maps, err := ReadMaps(DefaultProcRoot, pid)
 	if err != nil {
@@ -33,9 +49,6 @@ func presentPages(t *testing.T, pid, n int) []uintptr {
 				out = append(out, pages[i])
 			}
 		}
-	}
-	if len(out) < n {
-		t.Fatalf("pid %d has %d present pages, want %d", pid, len(out), n)
 	}
 	return out
 }
