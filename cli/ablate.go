@@ -44,7 +44,8 @@ func newAblateCmd() *cobra.Command {
 			`   "seeds": [7, 42, 91]}`,
 		Example: "  kvtier ablate --preset regret --output-dir results/regret --plots results/regret/plots\n  kvtier ablate --config grid.json --output-dir out\n" +
 			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv\n" +
-			"  kvtier ablate --preset lab --decompose",
+			"  kvtier ablate --preset lab --decompose\n" +
+			"  kvtier ablate --config policy/sim/results/regret/lab-prefetch.json --prefetch 2 -o out",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.presetSet = cmd.Flags().Changed("preset")
