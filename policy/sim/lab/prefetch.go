@@ -22,7 +22,9 @@ package lab
 // first; pages still pending at the end count as wasted. So requests =
 // useful + wasted, and the usefulness ratio is useful / requests. Only a
 // policy with a prefetch method (predictive) proposes pages; with any
-// other policy, or Prefetch 0, a run is the run without the hook.
+// other policy, or Prefetch 0, a run is the run without the hook. The
+// hook always takes the lab's path, whatever the Model switches say: a
+// proposed page in no tier goes through the slowest tier.
 
 // prefetcher is a policy that proposes pages to prefetch after an access
 // (the lab's maybe_prefetch), most wanted first.
