@@ -44,7 +44,8 @@ func newAblateCmd() *cobra.Command {
 			`   "seeds": [7, 42, 91]}`,
 		Example: "  kvtier ablate --preset regret --output-dir results/regret --plots results/regret/plots\n  kvtier ablate --config grid.json --output-dir out\n" +
 			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv\n" +
-			"  kvtier ablate --preset lab --decompose",
+			"  kvtier ablate --preset lab --decompose\n" +
+			"  kvtier ablate --config policy/sim/results/regret/lab-prefetch.json --prefetch 2 -o out",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.presetSet = cmd.Flags().Changed("preset")
@@ -58,6 +59,8 @@ func newAblateCmd() *cobra.Command {
 	fl.BoolVar(&o.decompose, "decompose", false, "with --preset lab: print (Markdown) each stage from the lab's model to kvtier's")
 	fl.StringVarP(&o.outDir, "output-dir", "o", "", "directory for the artifacts")
 	fl.StringVar(&o.plots, "plots", "", "directory for the lab's four plots: latency vs horizon, hit rate vs weight, latency vs bytes moved, failure case (SVG)")
+	fl.IntVar(&o.prefetch, "prefetch", 0, "with --preset lab or a lab grid: prefetch depth, the lab's max_prefetch_candidates "+
+		"(0 off): how many of the pages the policy proposes after an access are prefetched (the lab's predictive proposes)")
 	fl.IntVar(&o.workers, "workers", 0, "parallel runs (0: one per CPU)")
 	fl.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
@@ -67,13 +70,13 @@ func newAblateCmd() *cobra.Command {
 type ablateOptions struct {
 	preset, config, outDir, check string
 	plots                         string
-	workers                       int
+	workers, prefetch             int
 	asJSON, decompose, presetSet  bool
 }
 
 // runAblate runs a grid (or the lab preset) and writes its artifacts.
 func runAblate(cmd *cobra.Command, o ablateOptions) error {
-	lo := labOptions{o.outDir, o.check, o.plots, o.decompose, o.asJSON}
+	lo := labOptions{o.outDir, o.check, o.plots, o.decompose, o.asJSON, o.prefetch}
 	if o.preset == "lab" && o.config == "" {
 		return runLabAblate(cmd, lab.Ablation(), lo)
 	}
@@ -97,8 +100,8 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if o.check != "" || o.decompose {
-		return usageError("--check and --decompose need --preset lab or a grid file with mode lab")
+	if o.check != "" || o.decompose || o.prefetch != 0 {
+		return usageError("--check, --decompose and --prefetch need --preset lab or a grid file with mode lab")
 	}
 	if o.outDir == "" && o.plots == "" {
 		return usageError("--output-dir or --plots is required")

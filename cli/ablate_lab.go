@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ type labOptions struct {
 	outDir, check     string
 	plots             string
 	decompose, asJSON bool
+	prefetch          int
 }
 
 // runLabAblate runs the lab-compatible ablation (ablate --preset lab):
@@ -25,17 +28,17 @@ type labOptions struct {
 // with published figures when check is set. Runs the figures have and the
 // results do not reproduce make the command fail (exit 1) after the report.
 // With decompose it prints the stages from the lab's model to kvtier's
-// instead.
+// instead. With prefetch every run prefetches at that depth.
 func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
+	switch {
+	case o.prefetch < 0:
+		return usageError("--prefetch %d: want a depth >= 0", o.prefetch)
+	case o.prefetch > 0 && o.decompose:
+		return usageError("--decompose runs without prefetch; drop --prefetch")
+	}
+	g.Prefetch = o.prefetch
 	if o.decompose {
-		steps, err := lab.Decompose(g)
-		if err != nil {
-			return err
-		}
-		if o.asJSON {
-			return json.NewEncoder(cmd.OutOrStdout()).Encode(steps)
-		}
-		return lab.WriteSteps(cmd.OutOrStdout(), steps)
+		return runLabDecompose(cmd, g, o.asJSON)
 	}
 	outDir, check, asJSON := o.outDir, o.check, o.asJSON
 	if outDir == "" && check == "" && o.plots == "" {
@@ -47,7 +50,8 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 		return err
 	}
 	elapsed := time.Since(start)
-	out := map[string]any{"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds()}
+	out := map[string]any{"grid": g.Name, "runs": len(rs), "seconds": elapsed.Seconds(), "prefetch_depth": g.Prefetch}
+	reportPrefetch(cmd, out, g.Prefetch, rs, asJSON)
 	if outDir != "" || o.plots != "" {
 		files, err := writeLabArtifacts(outDir, o.plots, g, rs)
 		if err != nil {
@@ -81,6 +85,32 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 	return err
 }
 
+// runLabDecompose prints the stages from the lab's model to kvtier's.
+func runLabDecompose(cmd *cobra.Command, g lab.Grid, asJSON bool) error {
+	steps, err := lab.Decompose(g)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(steps)
+	}
+	return lab.WriteSteps(cmd.OutOrStdout(), steps)
+}
+
+// reportPrefetch adds the prefetch totals of a run with prefetch on to
+// out and, unless asJSON, prints them.
+func reportPrefetch(cmd *cobra.Command, out map[string]any, depth int, rs []lab.Result, asJSON bool) {
+	if depth == 0 {
+		return
+	}
+	pf := prefetchTotals(rs)
+	out["prefetch"] = pf
+	if !asJSON {
+		fmt.Fprintf(cmd.OutOrStdout(), "prefetch depth %d: %d issued, %d useful, %d wasted (usefulness %.3f), %d bytes\n",
+			depth, pf.Requests, pf.Useful, pf.Wasted, pf.Usefulness, pf.Bytes)
+	}
+}
+
 func checkLab(path string, g lab.Grid, rs []lab.Result) (lab.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,6 +124,31 @@ func checkLab(path string, g lab.Grid, rs []lab.Result) (lab.Report, error) {
 	return lab.Check(rs, figs), nil
 }
 
+// prefetchSum is the prefetch figures summed over a grid's runs.
+type prefetchSum struct {
+	Requests   int64   `json:"prefetch_requests"`
+	Useful     int64   `json:"useful_prefetches"`
+	Wasted     int64   `json:"wasted_prefetches"`
+	Usefulness float64 `json:"prefetch_usefulness"`
+	Bytes      int64   `json:"prefetch_bytes_moved"`
+}
+
+func prefetchTotals(rs []lab.Result) prefetchSum {
+	var s prefetchSum
+	for _, r := range rs {
+		s.Requests += r.PrefetchRequests
+		s.Useful += r.PrefetchUseful
+		s.Wasted += r.PrefetchWasted
+		s.Bytes += r.PrefetchBytes
+	}
+	if s.Requests > 0 {
+		s.Usefulness = float64(s.Useful) / float64(s.Requests)
+	}
+	return s
+}
+
+// writeLabArtifacts writes the simulator's artifacts and, into dir, the
+// lab's per-run CSV (lab.ResultsFile) with the prefetch figures.
 func writeLabArtifacts(dir, plots string, g lab.Grid, rs []lab.Result) ([]string, error) {
 	srs := make([]sim.Result, len(rs))
 	for i, r := range rs {
@@ -102,5 +157,17 @@ func writeLabArtifacts(dir, plots string, g lab.Grid, rs []lab.Result) ([]string
 	v, c := Version()
 	meta := sim.Metadata{Grid: g.SimGrid(), Version: v, Commit: c, Workers: 1,
 		Command: "kvtier " + strings.Join(os.Args[1:], " ")}
-	return writeAblation(dir, plots, meta, srs)
+	files, err := writeAblation(dir, plots, meta, srs)
+	if err != nil || dir == "" {
+		return files, err
+	}
+	path := filepath.Join(dir, lab.ResultsFile)
+	var b bytes.Buffer
+	if err := lab.WriteResults(&b, rs); err != nil {
+		return files, err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return files, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return append(files, path), nil
 }

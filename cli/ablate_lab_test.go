@@ -56,9 +56,12 @@ func TestAblateLabGrid(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.json")
 	bad := filepath.Join(dir, "bad.json")
+	pf := filepath.Join(dir, "pf.json")
 	for p, body := range map[string]string{
 		grid: `{"name": "more", "mode": "lab", "policies": [{"name": "lru"}, {"name": "kvtier:s3fifo"}],
 			"scenarios": ["constrained"], "workloads": ["long_tail_mix", "adversarial_prefetch:steps=64"], "seeds": [7]}`,
+		pf: `{"name": "pf", "mode": "lab", "policies": [{"name": "lru"}, {"name": "predictive"}],
+			"scenarios": ["constrained"], "workloads": ["periodic_reuse"], "seeds": [7]}`,
 		bad: `{"name": "bad", "mode": "lab", "policies": [{"name": "kvtier:nope"}],
 			"scenarios": ["constrained"], "workloads": ["long_tail_mix"], "seeds": [7]}`,
 	} {
@@ -75,6 +78,16 @@ func TestAblateLabGrid(t *testing.T) {
 		{"artifacts", []string{"--config", grid, "-o", filepath.Join(dir, "out")}, ExitOK, "grid more: 4 runs"},
 		{"decompose", []string{"--config", grid, "--decompose"}, ExitOK, "| constrained | adversarial_prefetch | kvtier:s3fifo |"},
 		{"bad policy", []string{"--config", bad, "-o", dir}, ExitUsage, "unknown policy"},
+		// constrained periodic_reuse at seed 7: predictive prefetches 302
+		// pages, 301 read while in tier 0 (lab_results.csv has the rows).
+		{"prefetch", []string{"--config", pf, "--prefetch", "2", "-o", filepath.Join(dir, "pf")}, ExitOK,
+			"prefetch depth 2: 302 issued, 301 useful, 1 wasted (usefulness 0.997)"},
+		{"prefetch json", []string{"--config", pf, "--prefetch", "1", "--plots", filepath.Join(dir, "pfp"), "--json"}, ExitOK,
+			`"prefetch_requests":302`},
+		{"prefetch off", []string{"--config", pf, "-o", filepath.Join(dir, "pf0"), "--json"}, ExitOK, `"prefetch_depth":0`},
+		{"negative prefetch", []string{"--config", pf, "--prefetch", "-1", "-o", dir}, ExitUsage, "want a depth >= 0"},
+		{"prefetch decompose", []string{"--config", pf, "--prefetch", "1", "--decompose"}, ExitUsage, "drop --prefetch"},
+		{"prefetch not lab", []string{"--preset", "regret", "--prefetch", "1", "-o", dir}, ExitUsage, "--prefetch need"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,5 +96,9 @@ func TestAblateLabGrid(t *testing.T) {
 				t.Errorf("exit %d, want %d; output %q %q, want %q", code, tc.code, stdout, stderr, tc.want)
 			}
 		})
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "pf", "lab_results.csv"))
+	if err != nil || !strings.Contains(string(raw), ",predictive,fp16,2,320,19,316,") {
+		t.Errorf("lab_results.csv: %v\n%s", err, raw)
 	}
 }

@@ -17,11 +17,12 @@ func TestAblatePlots(t *testing.T) {
 		name      string
 		args      []string
 		artifacts bool
+		belady    string // the Bélády line's legend in hit_rate_vs_weight.svg
 	}{
-		{"regret", []string{"--preset", "regret"}, false},
-		{"regret with artifacts", []string{"--preset", "regret", "-o", "OUT"}, true},
-		{"lab", []string{"--preset", "lab"}, false},
-		{"lab with artifacts", []string{"--preset", "lab", "-o", "OUT"}, true},
+		{"regret", []string{"--preset", "regret"}, false, "Bélády (offline optimum)"},
+		{"regret with artifacts", []string{"--preset", "regret", "-o", "OUT"}, true, "Bélády (offline optimum)"},
+		{"lab", []string{"--preset", "lab"}, false, "Bélády (tier 0: furthest next use; no prefetch)"},
+		{"lab with artifacts", []string{"--preset", "lab", "-o", "OUT"}, true, "Bélády (tier 0: furthest next use; no prefetch)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +40,11 @@ func TestAblatePlots(t *testing.T) {
 				if err != nil || !strings.Contains(string(b), `class="xlabel"`) {
 					t.Errorf("%s: %v, or no axis label", k, err)
 				}
+			}
+			hit, _ := os.ReadFile(filepath.Join(plots, sim.FileHitRateVsWeight))
+			if n := strings.Count(string(hit), `class="belady"`); n != 6 || !strings.Contains(string(hit), tc.belady) {
+				t.Errorf("hit_rate_vs_weight.svg: %d Bélády lines (want one in each of 6 panels), legend %q there: %v",
+					n, tc.belady, strings.Contains(string(hit), tc.belady))
 			}
 			_, err := os.Stat(filepath.Join(dir, sim.FileSummary))
 			if (err == nil) != tc.artifacts {

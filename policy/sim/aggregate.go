@@ -27,8 +27,11 @@ type Aggregate struct {
 	// Headroom is NaN when a run of the cell had no headroom to capture.
 	Headroom Stat `json:"-"`
 	// Belady is Bélády's fast-tier hit ratio on the cell's traces, NaN
-	// when its runs have none (the lab model measures no references).
+	// when a run of the cell has none. In the lab model (Mode "lab") it is
+	// the model's tier-0 Bélády (package sim/lab, belady.go).
 	Belady Stat `json:"-"`
+	// Mode is the cell's simulation mode ("lab" for the lab model).
+	Mode string `json:"-"`
 }
 
 // WorkloadName returns a result's workload without its parameters.
@@ -75,12 +78,8 @@ func AggregateResults(rs []Result) []Aggregate {
 				}
 				return *r.Headroom
 			}),
-			Belady: pick(func(r Result) float64 {
-				if r.Mode == "lab" {
-					return math.NaN()
-				}
-				return r.BeladyHitRatio
-			}),
+			Belady: pick(func(r Result) float64 { return r.BeladyHitRatio }),
+			Mode:   g[0].Mode,
 		})
 	}
 	return out

@@ -175,7 +175,7 @@ func sweepPlot(as []Aggregate, x, line string, m measure) ([]byte, bool) {
 	}
 	items = append(items, legendItem{legendDotted, "#555555", "LRU (reference)"})
 	if m.belady {
-		items = append(items, legendItem{legendDashed, "black", "Bélády (offline optimum)"})
+		items = append(items, legendItem{legendDashed, "black", beladyLabel(as)})
 	}
 	items = append(items, legendItem{kind: legendError, label: seedNote(as)},
 		legendItem{kind: legendNote, label: breakNote})
@@ -186,6 +186,15 @@ func sweepPlot(as []Aggregate, x, line string, m measure) ([]byte, bool) {
 		drawSweepPanel(g.c, f, cl, x, line, lines, m, g.showY(i))
 	}
 	return g.c.bytes(), true
+}
+
+// beladyLabel names the Bélády line: in the lab model it is tier 0's
+// Bélády (furthest next use in tier 0, the lab's lru below, no prefetch).
+func beladyLabel(as []Aggregate) string {
+	if len(as) > 0 && as[0].Mode == "lab" {
+		return "Bélády (tier 0: furthest next use; no prefetch)"
+	}
+	return "Bélády (offline optimum)"
 }
 
 // drawSweepPanel draws one cell of a sweep plot.

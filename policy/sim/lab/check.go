@@ -9,7 +9,8 @@ import (
 
 // LatencyTolerance is the relative difference in mean latency within
 // which a run counts as reproduced (1%). Accesses, misses (so the hit
-// ratio), bytes moved and evictions must be equal.
+// ratio), bytes moved and evictions must be equal, and so must the
+// prefetch figures when the file has them.
 const LatencyTolerance = 0.01
 
 // Mismatch is a published run the results do not reproduce.
@@ -72,6 +73,10 @@ func compare(r Result, f Figure, rel float64) []string {
 	}{
 		{"accesses", r.Accesses, f.Accesses}, {"miss_count", r.Misses, f.Misses},
 		{"bytes_moved", r.BytesMoved, f.BytesMoved}, {"eviction_count", r.Evictions, f.Evictions},
+		{"prefetch_bytes_moved", r.PrefetchBytes, f.PrefetchBytes},
+		{"prefetch_requests", r.PrefetchRequests, f.PrefetchRequests},
+		{"useful_prefetches", r.PrefetchUseful, f.PrefetchUseful},
+		{"wasted_prefetches", r.PrefetchWasted, f.PrefetchWasted},
 	}
 	for _, c := range ints {
 		if c.want >= 0 && c.got != c.want {

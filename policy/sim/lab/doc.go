@@ -18,14 +18,18 @@
 //     in its source tier, so the cascade may demote the page itself and
 //     leave a stale copy below, as the lab does.
 //
-// The lab's policies (lru, cost_aware, regret_aware) are implemented as the
-// lab defines them, with the lab's tie-breaking (the first resident page
-// in insertion order wins among equal scores), not kvtier's policies of the
-// same names; any kvtier policy runs in the model as "kvtier:SPEC", one
-// instance per tier. Workloads come from trace.LabWorkload, which
-// reproduces the lab's Python random draws. Ablation is the lab's regret
-// ablation; Check compares results with the lab's published figures;
-// Model and Decompose switch the model's parts to sim's one at a time.
+// The lab's policies (lru, cost_aware, regret_aware, heavy_hitter,
+// windowed_recency, predictive) are implemented as the lab defines them,
+// with the lab's tie-breaking (the first resident page in insertion order
+// wins among equal scores), not kvtier's policies of the same names; any
+// kvtier policy runs in the model as "kvtier:SPEC", one instance per tier;
+// "belady" is tier 0's Bélády (belady.go). Config.Prefetch turns on the
+// lab's prefetch hook (prefetch.go), through which predictive prefetches
+// the pages it learned follow the one just read. Workloads come from
+// trace.LabWorkload, which reproduces the lab's Python random draws.
+// Ablation is the lab's regret ablation and DefaultSweep its default
+// sweep; Check compares results with the lab's published figures; Model
+// and Decompose switch the model's parts to sim's one at a time.
 //
 // The package is pure Go: no syscalls and no logging.
 package lab

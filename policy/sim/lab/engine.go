@@ -55,8 +55,8 @@ func (t *tier) remove(page int) int64 {
 	return size
 }
 
-// engine replays a lab trace as the lab's SimulationEngine does with
-// prefetch off (see doc.go for the model).
+// engine replays a lab trace as the lab's SimulationEngine does (see
+// doc.go for the model, prefetch.go for its prefetch hook).
 type engine struct {
 	model  Model
 	tiers  []*tier
@@ -66,10 +66,12 @@ type engine struct {
 	step   int
 	err    error
 	res    Result
+	pf     prefetchState
 }
 
 func newEngine(h sim.Hierarchy, lt trace.LabTrace, q sim.Quant, pol chooser, m Model) *engine {
 	e := &engine{model: m, sizes: lt.Sizes, decode: q.DecodeMs(), pol: pol}
+	e.pf.pending = make([]bool, len(lt.Sizes))
 	for _, c := range h.Tiers {
 		e.tiers = append(e.tiers, &tier{cfg: c, bytes: make([]int64, len(lt.Sizes))})
 	}
@@ -112,16 +114,16 @@ func (e *engine) access(page int) {
 	case in < 0 && e.model.ColdDirect:
 		e.res.Misses++
 		e.res.ColdMisses++
-		e.promote(page, -1)
+		e.promote(page, -1, false)
 	case in < 0:
 		e.res.Misses++
 		e.res.ColdMisses++
 		e.insertCold(page)
-		e.promote(page, e.lookup(page))
+		e.promote(page, e.lookup(page), false)
 	case in > 0:
 		e.res.Misses++
 		e.res.Hits[in]++
-		e.promote(page, in)
+		e.promote(page, in, false)
 	default:
 		e.res.Hits[0]++
 		t0 := e.tiers[0].cfg
@@ -131,6 +133,7 @@ func (e *engine) access(page int) {
 		}
 		e.res.latency += float64(lat + e.decode)
 	}
+	e.afterAccess(page)
 }
 
 func (e *engine) insertCold(page int) {
@@ -143,11 +146,11 @@ func (e *engine) insertCold(page int) {
 	e.pol.inserted(page, e.step)
 }
 
-// promote moves page from tier src (-1: none) into tier 0. Room is made
-// first, while the page still sits in src, so a cascade of demotions may
-// pick the page itself out of src; it then keeps a stale copy lower down,
-// as in the lab.
-func (e *engine) promote(page, src int) {
+// promote moves page from tier src (-1: none) into tier 0, on demand or
+// as a prefetch. Room is made first, while the page still sits in src,
+// so a cascade of demotions may pick the page itself out of src; it then
+// keeps a stale copy lower down, as in the lab.
+func (e *engine) promote(page, src int, prefetch bool) {
 	if e.tiers[0].has(page) {
 		return
 	}
@@ -159,7 +162,7 @@ func (e *engine) promote(page, src int) {
 		e.take(src, page)
 	}
 	e.put(0, page, e.sizes[page])
-	e.transfer(src, 0, page, e.sizes[page])
+	e.transfer(src, 0, page, e.sizes[page], prefetch)
 	e.pol.inserted(page, e.step)
 }
 
@@ -188,12 +191,15 @@ func (e *engine) evict(t, page int) {
 	if t == 0 || !e.model.LRUBelow {
 		e.pol.evicted(page, e.step)
 	}
+	if t == 0 {
+		e.leftFast(page)
+	}
 	if t+1 >= len(e.tiers) {
 		return
 	}
 	e.makeRoom(t+1, page)
 	e.put(t+1, page, size)
-	e.transfer(t, t+1, page, size)
+	e.transfer(t, t+1, page, size, false)
 }
 
 // transfer charges a move into dst: the source's read latency, dst's
@@ -201,7 +207,8 @@ func (e *engine) evict(t, page int) {
 // penalty, summed in the lab's order. Without a source (Model.ColdDirect
 // only: the lab always promotes from a tier) it charges sim's cold miss:
 // 4x dst's read latency and the bytes at half dst's bandwidth, no write.
-func (e *engine) transfer(src, dst, page int, size int64) {
+// The bytes count as prefetch bytes when prefetch is set, else as demand.
+func (e *engine) transfer(src, dst, page int, size int64, prefetch bool) {
 	d := e.tiers[dst].cfg
 	read, write, bw := float64(4*d.ReadMs), 0.0, d.Bandwidth/2
 	if src >= 0 {
@@ -211,4 +218,9 @@ func (e *engine) transfer(src, dst, page int, size int64) {
 	ms := float64(read+write) + float64(e.sizes[page])/max(bw, 1.0)
 	e.res.latency += float64(ms + e.decode)
 	e.res.BytesMoved += size
+	if prefetch {
+		e.res.PrefetchBytes += size
+	} else {
+		e.res.DemandBytes += size
+	}
 }

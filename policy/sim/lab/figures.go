@@ -23,6 +23,10 @@ type Figure struct {
 	Evictions     int64 // -1 when the file has no eviction_count
 	BytesMoved    int64
 	MeanLatencyMs float64
+	// The prefetch figures (the lab's prefetch_bytes_moved,
+	// prefetch_requests, useful_prefetches, wasted_prefetches), -1 when
+	// the file has no such column.
+	PrefetchBytes, PrefetchRequests, PrefetchUseful, PrefetchWasted int64
 }
 
 // figureColumns are the columns ReadFigures needs; seed and eviction_count
@@ -96,7 +100,7 @@ func parseFigure(row []string, col map[string]int) (Figure, error) {
 		}
 		return v
 	}
-	f := Figure{Evictions: -1}
+	var f Figure
 	f.Scenario, _ = get("scenario")
 	f.Workload, _ = get("workload")
 	f.Policy, _ = get("policy")
@@ -104,9 +108,15 @@ func parseFigure(row []string, col map[string]int) (Figure, error) {
 	if _, ok := get("seed"); ok {
 		f.Seed = num("seed")
 	}
-	if _, ok := get("eviction_count"); ok {
-		f.Evictions = num("eviction_count")
+	opt := func(name string) int64 {
+		if _, ok := get(name); ok {
+			return num(name)
+		}
+		return -1
 	}
+	f.Evictions = opt("eviction_count")
+	f.PrefetchBytes, f.PrefetchRequests = opt("prefetch_bytes_moved"), opt("prefetch_requests")
+	f.PrefetchUseful, f.PrefetchWasted = opt("useful_prefetches"), opt("wasted_prefetches")
 	s, _ := get("avg_latency_ms")
 	lat, err := strconv.ParseFloat(s, 64)
 	if err != nil || lat < 0 || math.IsInf(lat, 0) || math.IsNaN(lat) {

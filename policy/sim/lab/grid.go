@@ -43,6 +43,8 @@ type Grid struct {
 	Workloads []Workload
 	Quants    []string
 	Seeds     []int64
+	// Prefetch is every run's prefetch depth (Config.Prefetch; 0 off).
+	Prefetch int
 }
 
 // Ablation returns the lab's regret ablation (scripts/run_regret_ablation.py
@@ -111,11 +113,17 @@ func (g Grid) runCell(h sim.Hierarchy, sc, qn string, seed int64, specs []Spec) 
 		if err != nil {
 			return nil, err
 		}
+		bel, err := beladyHitRatio(h, lt, q)
+		if err != nil {
+			return nil, fmt.Errorf("lab %s %s seed %d belady: %w", sc, w.Name, seed, err)
+		}
 		for _, sp := range specs {
-			r, err := Run(Config{Scenario: sc, Hierarchy: h, Trace: lt, Seed: seed, Spec: sp, Quant: q})
+			r, err := Run(Config{Scenario: sc, Hierarchy: h, Trace: lt, Seed: seed, Spec: sp, Quant: q,
+				Prefetch: g.Prefetch})
 			if err != nil {
 				return nil, fmt.Errorf("lab %s %s seed %d %s: %w", sc, w.Name, seed, sp.LabName(), err)
 			}
+			r.BeladyHitRatio = bel
 			out = append(out, r)
 		}
 	}
@@ -210,6 +218,9 @@ func (g Grid) Validate() error {
 		if _, err := sim.ParseQuant(q); err != nil {
 			return fmt.Errorf("%w: lab grid %q: %w", sim.ErrBadConfig, g.Name, err)
 		}
+	}
+	if g.Prefetch < 0 {
+		return fmt.Errorf("%w: lab grid %q: prefetch depth %d: want >= 0", sim.ErrBadConfig, g.Name, g.Prefetch)
 	}
 	for _, s := range g.Seeds {
 		if s < 0 {

@@ -41,6 +41,10 @@ const (
 	PolicyCost   = "cost_aware"
 	PolicyRegret = "regret_aware"
 	PolicyKvtier = "kvtier" // prefix of a kvtier policy spec
+	// The lab's other policies; predictive is the one that prefetches.
+	PolicyPredictive = "predictive"
+	PolicyHeavy      = "heavy_hitter"
+	PolicyWindowed   = "windowed_recency"
 )
 
 // Spec is a parsed lab policy: a name and, for regret_aware, its weights;
@@ -53,11 +57,16 @@ type Spec struct {
 	Decay         float64 // default 0.98
 	FreqWeight    float64 // default 1.5
 	RecencyWeight float64 // default 1
+	// predictive: max_prefetches and min_confidence, default 2 and 2.
+	MaxPrefetches, MinConfidence int
 }
 
-// ParseSpec parses "lru", "cost_aware" or "regret_aware" with optional
+// ParseSpec parses the lab's policies: "lru", "cost_aware",
+// "heavy_hitter", "windowed_recency", "belady" (belady.go), "predictive"
+// with optional max_prefetches and min_confidence
+// ("predictive:max_prefetches=1"), and "regret_aware" with optional
 // parameters in kvtier's spec syntax: "regret_aware:weight=12,horizon=24"
-// (also decay, freq_weight, recency_weight): the lab's policies. A spec
+// (also decay, freq_weight, recency_weight). A spec
 // "kvtier:SPEC" runs kvtier's policy SPEC (any of `kvtier policies`) in
 // the lab model, one instance per tier (see kvtierChooser).
 func ParseSpec(s string) (Spec, error) {
@@ -68,16 +77,18 @@ func ParseSpec(s string) (Spec, error) {
 		return Spec{Name: PolicyKvtier, Kvtier: ks}, nil
 	}
 	name, params, _ := strings.Cut(s, ":")
-	sp := Spec{Name: name, Weight: 6, Horizon: 24, Decay: 0.98, FreqWeight: 1.5, RecencyWeight: 1}
+	sp := Spec{Name: name, Weight: 6, Horizon: 24, Decay: 0.98, FreqWeight: 1.5, RecencyWeight: 1,
+		MaxPrefetches: defaultMaxPrefetches, MinConfidence: defaultMinConfidence}
 	switch name {
-	case PolicyLRU, PolicyCost:
+	case PolicyLRU, PolicyCost, PolicyHeavy, PolicyWindowed, PolicyBelady:
 		if params != "" {
 			return Spec{}, fmt.Errorf("%w: %s takes no parameters", ErrBadSpec, name)
 		}
 		return sp, nil
-	case PolicyRegret:
+	case PolicyRegret, PolicyPredictive:
 	default:
-		return Spec{}, fmt.Errorf("%w: policy %q: want lru, cost_aware or regret_aware", ErrBadSpec, name)
+		return Spec{}, fmt.Errorf("%w: policy %q: want lru, cost_aware, regret_aware, predictive, "+
+			"heavy_hitter, windowed_recency or belady", ErrBadSpec, name)
 	}
 	for kv := range strings.SplitSeq(params, ",") {
 		if kv == "" {
@@ -92,6 +103,9 @@ func ParseSpec(s string) (Spec, error) {
 
 func (sp *Spec) set(kv string) error {
 	k, v, _ := strings.Cut(kv, "=")
+	if sp.Name == PolicyPredictive {
+		return sp.setPredictive(k, v)
+	}
 	if k == "horizon" {
 		h, err := strconv.Atoi(v)
 		if err != nil || h < 1 {
@@ -119,13 +133,33 @@ func (sp *Spec) set(kv string) error {
 	return nil
 }
 
-// LabName is the name the lab's ablation gives the policy:
-// regret_aware_w6.0_h24 for regret_aware (weight as Python prints a float).
-func (sp Spec) LabName() string {
-	if sp.Name == PolicyKvtier {
-		return PolicyKvtier + ":" + sp.Kvtier
+func (sp *Spec) setPredictive(k, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%w: predictive %s=%q: want an integer >= 0", ErrBadSpec, k, v)
 	}
-	if sp.Name != PolicyRegret {
+	switch k {
+	case "max_prefetches":
+		sp.MaxPrefetches = n
+	case "min_confidence":
+		sp.MinConfidence = n
+	default:
+		return fmt.Errorf("%w: predictive has no parameter %q (want max_prefetches, min_confidence)", ErrBadSpec, k)
+	}
+	return nil
+}
+
+// LabName is the name the lab's ablation gives the policy:
+// regret_aware_w6.0_h24 for regret_aware (weight as Python prints a float);
+// predictive with other than the lab's defaults is predictive_m1_c2
+// (max_prefetches 1, min_confidence 2).
+func (sp Spec) LabName() string {
+	switch {
+	case sp.Name == PolicyKvtier:
+		return PolicyKvtier + ":" + sp.Kvtier
+	case sp.Name == PolicyPredictive && (sp.MaxPrefetches != defaultMaxPrefetches || sp.MinConfidence != defaultMinConfidence):
+		return fmt.Sprintf("predictive_m%d_c%d", sp.MaxPrefetches, sp.MinConfidence)
+	case sp.Name != PolicyRegret:
 		return sp.Name
 	}
 	w := strconv.FormatFloat(sp.Weight, 'f', -1, 64)
@@ -144,6 +178,14 @@ func (sp Spec) chooser(h sim.Hierarchy, lt trace.LabTrace, seed int64) (chooser,
 		return newLRU(len(sizes)), nil
 	case PolicyCost:
 		return newCost(sizes), nil
+	case PolicyHeavy:
+		return newHeavyHitter(len(sizes)), nil
+	case PolicyWindowed:
+		return newWindowed(len(sizes)), nil
+	case PolicyPredictive:
+		return newPredictive(len(sizes), sp.MaxPrefetches, sp.MinConfidence), nil
+	case PolicyBelady:
+		return newBelady(lt), nil
 	}
 	return newRegret(sp, len(sizes)), nil
 }

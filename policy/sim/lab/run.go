@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"fmt"
+
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
 )
@@ -22,14 +24,29 @@ type Result struct {
 	// Evictions counts pages leaving any tier (eviction_count).
 	Evictions int64 `json:"eviction_count"`
 	// BytesMoved counts promotions and demotions (bytes_moved); cold
-	// insertions into the slowest tier move nothing.
-	BytesMoved int64 `json:"bytes_moved"`
+	// insertions into the slowest tier move nothing. PrefetchBytes is the
+	// part moved by prefetches, DemandBytes the rest.
+	BytesMoved    int64 `json:"bytes_moved"`
+	DemandBytes   int64 `json:"demand_bytes_moved"`
+	PrefetchBytes int64 `json:"prefetch_bytes_moved"`
+	// PrefetchRequests counts prefetches issued; each is later useful
+	// (accessed while in tier 0) or wasted (left tier 0 first, or still
+	// pending at the end). PrefetchUsefulness is useful / requests (0
+	// without requests). See prefetch.go.
+	PrefetchRequests   int64   `json:"prefetch_requests"`
+	PrefetchUseful     int64   `json:"useful_prefetches"`
+	PrefetchWasted     int64   `json:"wasted_prefetches"`
+	PrefetchUsefulness float64 `json:"prefetch_usefulness"`
+	Prefetch           int     `json:"prefetch_depth"` // Config.Prefetch
 	// Hits counts accesses found in each tier (tier 0: hits; below: the
 	// misses that tier served).
 	Hits          []int64 `json:"hits_per_tier"`
 	PeakBytes     []int64 `json:"peak_footprint_bytes"`
 	HitRatio      float64 `json:"overall_hit_rate"`
 	MeanLatencyMs float64 `json:"avg_latency_ms"`
+	// BeladyHitRatio is the tier-0 hit ratio of Bélády on the same trace
+	// and hierarchy (see belady.go), set by Grid.Run; 0 otherwise.
+	BeladyHitRatio float64 `json:"belady_hit_ratio"`
 
 	latency float64 // total modelled latency, ms
 }
@@ -45,6 +62,10 @@ type Config struct {
 	Spec      Spec
 	Quant     sim.Quant
 	Model     Model // the zero Model is the lab's
+	// Prefetch is the lab's max_prefetch_candidates: how many of the
+	// pages the policy proposes after an access are prefetched (0: the
+	// hook is off, as in the lab's ablation). See prefetch.go.
+	Prefetch int
 }
 
 // Model switches parts of the lab's model to kvtier's (package sim, cache
@@ -72,7 +93,12 @@ func Run(c Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if c.Prefetch < 0 {
+		return Result{}, fmt.Errorf("%w: prefetch depth %d: want >= 0", ErrBadSpec, c.Prefetch)
+	}
 	e := newEngine(c.Hierarchy, c.Trace, c.Quant, pol, c.Model)
+	e.pf.depth = c.Prefetch
+	e.pf.pol, _ = pol.(prefetcher)
 	for step, page := range c.Trace.Accesses {
 		e.step = step
 		e.access(page)
@@ -80,7 +106,9 @@ func Run(c Config) (Result, error) {
 			return Result{}, e.err
 		}
 	}
+	e.finishPrefetch()
 	r := e.res
+	r.Prefetch = c.Prefetch
 	r.Scenario, r.Workload, r.Policy = c.Scenario, c.Trace.Name, c.Spec.LabName()
 	r.Quant, r.Seed = c.Quant.String(), c.Seed
 	for _, t := range e.tiers {
@@ -95,14 +123,17 @@ func Run(c Config) (Result, error) {
 
 // Sim converts a result into the simulator's Result, so that the usual
 // artifacts (raw.json, summary.csv, aggregate.csv, plots) can be written.
-// Mode is "lab"; Evictions counts evictions out of every tier; the lab
+// Mode is "lab"; Evictions counts evictions out of every tier; the
+// Bélády reference is the lab model's tier-0 Bélády (belady.go); the lab
 // model does not measure p99 latency, repromotions, utilisation or the
-// LRU and Bélády references, which stay zero.
+// LRU reference, which stay zero.
 func (r Result) Sim() sim.Result {
 	return sim.Result{
 		Policy: r.Policy, Workload: r.Workload, Mode: "lab", Preset: "lab", Scenario: r.Scenario,
 		Quant: r.Quant, Seed: r.Seed, Accesses: r.Accesses, Hits: r.Hits, Misses: r.ColdMisses,
-		FastHitRatio: r.HitRatio, Evictions: r.Evictions, BytesDemand: r.BytesMoved,
+		FastHitRatio: r.HitRatio, Evictions: r.Evictions, BytesDemand: r.DemandBytes,
+		BytesPrefetch: r.PrefetchBytes, PrefetchUseful: r.PrefetchUseful, PrefetchWasted: r.PrefetchWasted,
 		MeanLatencyMs: r.MeanLatencyMs, Fairness: 1, Tenants: 1, PeakBytes: r.PeakBytes,
+		BeladyHitRatio: r.BeladyHitRatio,
 	}
 }
