@@ -1,15 +1,19 @@
 package policy
 
+import "math"
+
 // raGuard is regret_adaptive's guard against being worse than LRU. It
 // simulates two caches of the policy's capacity in blocks on the same
 // accesses, holding no data: an LRU cache and a regret_adaptive cache
 // without a guard. It counts the hits each would have had, with
 // exponentially decaying counters (a hit w accesses ago weighs
-// (1-1/w)^age, w = Guard x the capacity in blocks), and the real cache
-// follows the leader: while the simulated LRU leads by more than
-// guardMargin hits, victims are the least recently used resident blocks;
-// while the simulated regret_adaptive leads by more than guardMargin,
-// victims are regret_adaptive's. Between the two the last choice stays,
+// (1-1/w)^age, w = Guard x the capacity in blocks; a hit both had counts
+// for neither), and the real cache follows the leader: while the
+// simulated LRU leads by more than guardMargin hits, victims are the
+// least recently used resident blocks; while the simulated
+// regret_adaptive leads by more than guardMargin (and, to leave LRU, by
+// guardZ standard deviations of a tie more), victims are
+// regret_adaptive's. Between the two the last choice stays,
 // so a tie (no regret: both simulations are LRU) changes nothing. This is
 // set dueling (Qureshi et al., ISCA'07) with whole-cache shadows, or
 // LeCaR's expert choice with a hard switch: the guarded policy pays at
@@ -38,8 +42,13 @@ type raGuard struct {
 	off  bool
 }
 
-// guardMargin is the lead, in decayed hits, at which the guard switches.
+// guardMargin is the lead, in decayed hits that one simulation had and
+// the other did not, at which the guard switches.
 const guardMargin = 1.0
+
+// guardZ is the number of standard deviations of a tie by which the
+// unguarded simulation must lead before the guard leaves LRU.
+const guardZ = 2.0
 
 func newRAGuard(c RegretAdaptiveConfig, env Env) *raGuard {
 	inner := c
@@ -58,16 +67,29 @@ func (g *raGuard) access(b *Block, now Time, capacity int) {
 	keep := 1 - 1/max(g.window*float64(capacity), 1)
 	g.lruHits *= keep
 	g.raHits *= keep
-	if g.lruAccess(b, capacity) {
+	lh, rh := g.lruAccess(b, capacity), g.raAccess(b, now, capacity)
+	switch {
+	case lh && !rh:
 		g.lruHits++
-	}
-	if g.raAccess(b, now, capacity) {
+	case rh && !lh:
 		g.raHits++
 	}
+	g.decide()
+}
+
+// decide updates the leader from the counters. Leaving LRU needs the
+// unguarded simulation's lead to exceed guardMargin plus guardZ standard
+// deviations of a tie: with both simulations' hits counted as disjoint
+// chances, a tie's lead has a spread of about sqrt(lruHits + raHits) hits,
+// so noise alone (a workload on which no ranking beats recency) rarely
+// moves the cache away from LRU. Returning to LRU needs only guardMargin.
+func (g *raGuard) decide() {
 	switch {
 	case g.lruHits > g.raHits+guardMargin:
 		g.followLRU = true
-	case g.raHits > g.lruHits+guardMargin:
+	case g.followLRU && g.raHits > g.lruHits+guardMargin+guardZ*math.Sqrt(g.lruHits+g.raHits):
+		g.followLRU = false
+	case !g.followLRU && g.raHits > g.lruHits+guardMargin:
 		g.followLRU = false
 	}
 }

@@ -59,8 +59,8 @@ func labLatency(t *testing.T, spec, scenario, workload string, seed int64) float
 // presets: never more than maxSlower over LRU's mean latency, and on
 // medium adversarial_burst in the lab preset at least minGain faster in
 // the mean over the seeds. The issue asks 1% and 10% in both presets; the
-// lab preset misses them (results/regret/LAB.md): its bounds here are the
-// measured ones, so that a regression fails.
+// lab preset meets the 1% and misses the 10% (results/regret/LAB.md): its
+// gain bound here is the measured one, so that a regression fails.
 func TestGoalRegretAdaptiveBothPresets(t *testing.T) {
 	presets := []struct {
 		name               string
@@ -69,7 +69,7 @@ func TestGoalRegretAdaptiveBothPresets(t *testing.T) {
 		maxSlower, minGain float64
 	}{
 		{"kvtier", "lru", "regret_adaptive", kvtierLatency, 0.01, 0},
-		{"lab", "lru", "kvtier:regret_adaptive", labLatency, 0.012, 0.01}, // issue: 0.01, 0.10
+		{"lab", "lru", "kvtier:regret_adaptive", labLatency, 0.01, 0.01}, // issue: 0.10 gain
 	}
 	for _, p := range presets {
 		t.Run(p.name, func(t *testing.T) {
