@@ -88,25 +88,24 @@ type RegretAdaptiveConfig struct {
 // Parameters: horizon (24, the seed's default regret horizon), memory
 // (1024), protect (0.5), ttl (1.5), uniform (0.9).
 //
-// State: one entry per resident block, one ghost per block evicted in the
-// last Horizon steps, and one regret record per block regretted in the
+// State: one record per block (regret_table.go) holding its entry while
+// resident, its ghost while evicted in the
+// last Horizon steps and its regret record while regretted in the
 // last Memory steps (at most Memory of them). Access, Admit, Evict and
 // Forget are O(log n) (the protected heap; O(1) for ordinary blocks, plus
 // amortised O(1) expiry of ghosts, records and protections), Victim O(1).
 type RegretAdaptive struct {
-	cfg      RegretAdaptiveConfig
-	res      map[BlockID]*raEntry
-	ordinary list    // front is the most recent
-	prot     minHeap // key is the expiry step
-	nprot    int
-
-	ghosts     map[BlockID]*raGhost
-	ghostOrder list // newest eviction at the front; node.at is the eviction step
-	memo       map[BlockID]*raMemo
-	memoOrder  list // newest regret at the front; node.at is the regret step
-
-	recent list     // every resident block, front is the most recent
-	guard  *raGuard // nil without a guard
+	cfg        RegretAdaptiveConfig
+	tab        *raTable // shared with the guard and its simulations
+	side       int      // this cache's half of a record: 0 real, 1 the guard's simulation
+	nres       int
+	ordinary   raList  // front is the most recent
+	prot       minHeap // key is the expiry step
+	nprot      int
+	ghostOrder raList // newest eviction at the front; at is the eviction step
+	memoOrder  raList // newest regret at the front; at is the regret step
+	recent     raList // every resident block, front is the most recent
+	guard      *raGuard
 
 	cap      blockCap
 	clock    int64
@@ -116,34 +115,25 @@ type RegretAdaptive struct {
 	sweeping bool
 }
 
-type raEntry struct {
-	n       node // in ordinary when not protected
-	rn      node // in recent
-	it      item // in prot when protected
-	last    int64
-	prot    bool
-	expired bool // a protection ran out unused during this residency
-}
-
-type raGhost struct {
-	n       node
-	last    int64 // step of the block's last access before its eviction
-	counted bool  // the eviction counts toward the regretted share
-}
-
-type raMemo struct {
-	n    node
-	dist int64 // reuse distance that the regret revealed
-}
-
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	p := &RegretAdaptive{cfg: c, res: map[BlockID]*raEntry{}, ghosts: map[BlockID]*raGhost{},
-		memo: map[BlockID]*raMemo{}, cap: newBlockCap(env)}
+	p := newRegretAdaptive(c, env, &raTable{}, 0)
 	if c.Guard > 0 {
-		p.guard = newRAGuard(c, env)
+		p.guard = newRAGuard(c, env, p.tab)
 	}
 	return p
+}
+
+func newRegretAdaptive(c RegretAdaptiveConfig, env Env, tab *raTable, side int) *RegretAdaptive {
+	return &RegretAdaptive{cfg: c, tab: tab, side: side, cap: newBlockCap(env)}
+}
+
+// state returns this cache's half of b's record, or nil.
+func (p *RegretAdaptive) state(b *Block) *raSide {
+	if r := p.tab.get(b); r != nil {
+		return &r.side[p.side]
+	}
+	return nil
 }
 
 // FollowsLRU reports whether the guard currently picks LRU's victims: a
@@ -163,40 +153,42 @@ func (p *RegretAdaptive) Protected() int { return p.nprot }
 // expire drops ghosts older than Horizon, regret records older than Memory
 // and protections that ran out (those go to the LRU end).
 func (p *RegretAdaptive) expire() {
-	for n := p.ghostOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Horizon); n = p.ghostOrder.back() {
-		p.ghostOrder.remove(n)
-		delete(p.ghosts, n.b.ID)
+	for k := p.ghostOrder.back(); k != nil && p.clock-k.at > int64(p.cfg.Horizon); k = p.ghostOrder.back() {
+		p.ghostOrder.remove(k)
+		k.r.side[p.side].isGhost = false
+		p.tab.release(k.r)
 	}
-	for n := p.memoOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Memory); n = p.memoOrder.back() {
-		p.memoOrder.remove(n)
-		delete(p.memo, n.b.ID)
+	for k := p.memoOrder.back(); k != nil && p.clock-k.at > int64(p.cfg.Memory); k = p.memoOrder.back() {
+		p.memoOrder.remove(k)
+		k.r.side[p.side].isMemo = false
+		p.tab.release(k.r)
 	}
 	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
-		e := p.res[it.b.ID]
-		p.unprotect(e)
-		e.expired = true
-		p.ordinary.pushBack(&e.n)
+		s := p.state(it.b)
+		p.unprotect(s)
+		s.expired = true
+		p.ordinary.pushBack(&s.ord)
 	}
 }
 
-func (p *RegretAdaptive) unprotect(e *raEntry) {
-	p.prot.remove(&e.it)
-	e.prot = false
+func (p *RegretAdaptive) unprotect(s *raSide) {
+	p.prot.remove(&s.it)
+	s.prot = false
 	p.nprot--
 }
 
-// protect makes e protected until dist x TTL steps from now.
-func (p *RegretAdaptive) protect(e *raEntry, dist int64) {
-	e.it.key = float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
+// protect makes s protected until dist x TTL steps from now.
+func (p *RegretAdaptive) protect(s *raSide, dist int64) {
+	s.it.key = float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
 	p.tick++
-	e.it.tie = p.tick
-	if e.prot {
-		p.prot.fix(&e.it)
+	s.it.tie = p.tick
+	if s.prot {
+		p.prot.fix(&s.it)
 		return
 	}
-	e.prot = true
+	s.prot = true
 	p.nprot++
-	p.prot.push(&e.it)
+	p.prot.push(&s.it)
 }
 
 // room reports whether one more block may be protected.
@@ -209,17 +201,14 @@ func (p *RegretAdaptive) room() bool {
 	return p.nprot < min(limit, c-1)
 }
 
-// remember records a regret of b at reuse distance dist.
-func (p *RegretAdaptive) remember(b *Block, dist int64) {
-	m, ok := p.memo[b.ID]
-	if ok {
-		p.memoOrder.remove(&m.n)
-	} else {
-		m = &raMemo{n: node{b: b}}
-		p.memo[b.ID] = m
+// remember records a regret of s's block at reuse distance dist.
+func (p *RegretAdaptive) remember(s *raSide, dist int64) {
+	if s.isMemo {
+		p.memoOrder.remove(&s.memo)
 	}
-	m.n.at, m.dist = p.clock, dist
-	p.memoOrder.pushFront(&m.n)
+	s.isMemo = true
+	s.memo.at, s.dist = p.clock, dist
+	p.memoOrder.pushFront(&s.memo)
 }
 
 // Access advances the step. A hit on a protected block ends its
@@ -231,31 +220,38 @@ func (p *RegretAdaptive) Access(b *Block, now Time) {
 	}
 	p.clock++
 	p.expire()
-	if e, ok := p.res[b.ID]; ok {
-		dist := p.clock - e.last
-		e.last = p.clock
-		p.recent.moveToFront(&e.rn)
-		switch {
-		case e.prot && p.sweeping:
-			p.protect(e, dist)
-		case e.prot:
-			p.unprotect(e)
-			p.ordinary.pushFront(&e.n)
-		default:
-			p.ordinary.moveToFront(&e.n)
-		}
+	s := p.state(b)
+	switch {
+	case s == nil:
+		return
+	case s.res:
+		p.hit(s)
+		return
+	case !s.isGhost:
 		return
 	}
-	g, ok := p.ghosts[b.ID]
-	if !ok {
-		return
-	}
-	p.ghostOrder.remove(&g.n)
-	delete(p.ghosts, b.ID)
-	p.remember(b, p.clock-g.last)
-	if g.counted {
+	p.ghostOrder.remove(&s.ghost)
+	s.isGhost = false
+	p.remember(s, p.clock-s.glast)
+	if s.counted {
 		p.regrets++
 		p.updateMode()
+	}
+}
+
+// hit serves an access to a resident block.
+func (p *RegretAdaptive) hit(s *raSide) {
+	dist := p.clock - s.last
+	s.last = p.clock
+	p.recent.moveToFront(&s.rec)
+	switch {
+	case s.prot && p.sweeping:
+		p.protect(s, dist)
+	case s.prot:
+		p.unprotect(s)
+		p.ordinary.pushFront(&s.ord)
+	default:
+		p.ordinary.moveToFront(&s.ord)
 	}
 }
 
@@ -280,31 +276,36 @@ const sweepBand = 0.2
 // within Memory steps and admitted from outside the horizon (in sweep
 // mode: whenever it was regretted) and the protected share has room.
 func (p *RegretAdaptive) Admit(b *Block, _ Time) {
-	e := &raEntry{n: node{b: b}, rn: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
-	p.res[b.ID] = e
-	p.recent.pushFront(&e.rn)
+	r := p.tab.add(b)
+	s := &r.side[p.side]
+	s.res, s.prot, s.expired, s.last = true, false, false, p.clock
+	p.nres++
+	p.recent.pushFront(&s.rec)
 	if p.guard != nil {
 		p.guard.admit(b)
 	}
-	p.cap.observe(len(p.res))
-	if m, ok := p.memo[b.ID]; ok && (m.n.at != p.clock || p.sweeping) && p.room() {
-		p.protect(e, m.dist)
+	p.cap.observe(p.nres)
+	if s.isMemo && (s.memo.at != p.clock || p.sweeping) && p.room() {
+		p.protect(s, s.dist)
 		return
 	}
-	p.ordinary.pushFront(&e.n)
+	p.ordinary.pushFront(&s.ord)
 }
 
 // Evict removes b and keeps it as a ghost for Horizon steps.
 func (p *RegretAdaptive) Evict(b *Block, _ Time) {
-	e, ok := p.res[b.ID]
-	if !ok {
+	s := p.state(b)
+	if s == nil || !s.res {
 		return
 	}
-	p.drop(e)
-	g := &raGhost{n: node{b: b, at: p.clock}, last: e.last, counted: !e.expired}
-	p.ghosts[b.ID] = g
-	p.ghostOrder.pushFront(&g.n)
-	if e.expired {
+	p.drop(s)
+	if s.isGhost {
+		p.ghostOrder.remove(&s.ghost)
+	}
+	s.isGhost, s.glast, s.counted = true, s.last, !s.expired
+	s.ghost.at = p.clock
+	p.ghostOrder.pushFront(&s.ghost)
+	if s.expired {
 		// the block left a loop or outlived its regret: its eviction
 		// says nothing about whether regret is uniform
 		return
@@ -317,14 +318,16 @@ func (p *RegretAdaptive) Evict(b *Block, _ Time) {
 	p.updateMode()
 }
 
-func (p *RegretAdaptive) drop(e *raEntry) {
-	if e.prot {
-		p.unprotect(e)
+// drop ends s's residency (its record stays).
+func (p *RegretAdaptive) drop(s *raSide) {
+	if s.prot {
+		p.unprotect(s)
 	} else {
-		p.ordinary.remove(&e.n)
+		p.ordinary.remove(&s.ord)
 	}
-	p.recent.remove(&e.rn)
-	delete(p.res, e.n.b.ID)
+	p.recent.remove(&s.rec)
+	s.res = false
+	p.nres--
 }
 
 // Forget drops b, its ghost and its regret record.
@@ -332,17 +335,23 @@ func (p *RegretAdaptive) Forget(b *Block) {
 	if p.guard != nil {
 		p.guard.forget(b)
 	}
-	if e, ok := p.res[b.ID]; ok {
-		p.drop(e)
+	r := p.tab.get(b)
+	if r == nil {
+		return
 	}
-	if g, ok := p.ghosts[b.ID]; ok {
-		p.ghostOrder.remove(&g.n)
-		delete(p.ghosts, b.ID)
+	s := &r.side[p.side]
+	if s.res {
+		p.drop(s)
 	}
-	if m, ok := p.memo[b.ID]; ok {
-		p.memoOrder.remove(&m.n)
-		delete(p.memo, b.ID)
+	if s.isGhost {
+		p.ghostOrder.remove(&s.ghost)
+		s.isGhost = false
 	}
+	if s.isMemo {
+		p.memoOrder.remove(&s.memo)
+		s.isMemo = false
+	}
+	p.tab.release(r)
 }
 
 // Victim returns the least recently used ordinary block, or the protected
@@ -350,17 +359,17 @@ func (p *RegretAdaptive) Forget(b *Block) {
 // guard follows LRU, the least recently used block.
 func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 	if p.guard != nil {
-		if b, ok := p.guard.victim(p.resident); ok {
+		if b, ok := p.guard.victim(); ok {
 			return b, true
 		}
 	}
 	if p.FollowsLRU() {
-		if n := p.recent.back(); n != nil {
-			return n.b, true
+		if k := p.recent.back(); k != nil {
+			return k.r.b, true
 		}
 	}
-	if n := p.ordinary.back(); n != nil {
-		return n.b, true
+	if k := p.ordinary.back(); k != nil {
+		return k.r.b, true
 	}
 	if it := p.prot.min(); it != nil {
 		return it.b, true
@@ -368,7 +377,5 @@ func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 	return nil, false
 }
 
-func (p *RegretAdaptive) resident(id BlockID) bool { _, ok := p.res[id]; return ok }
-
 // Len returns the number of resident blocks.
-func (p *RegretAdaptive) Len() int { return len(p.res) }
+func (p *RegretAdaptive) Len() int { return p.nres }

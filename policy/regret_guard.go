@@ -21,14 +21,14 @@ import "math"
 type raGuard struct {
 	window float64 // Guard: the counters' window in multiples of the capacity
 
-	lru      map[BlockID]*node
-	lruOrder list // front is the most recent
+	tab      *raTable // the real cache's: the guard keeps its state in the same records
+	lruOrder raList   // the simulated LRU cache, front is the most recent
 	ra       *RegretAdaptive
 
 	// blocks each simulation evicted, newest at the front, at most the
 	// capacity of them: the real cache evicts these first while they are
 	// resident there, so it converges to the leader's simulated contents
-	lruOut, raOut idGhosts
+	lruOut, raOut raList
 
 	lruHits, raHits float64
 	followLRU       bool
@@ -50,11 +50,10 @@ const guardMargin = 1.0
 // unguarded simulation must lead before the guard leaves LRU.
 const guardZ = 2.0
 
-func newRAGuard(c RegretAdaptiveConfig, env Env) *raGuard {
+func newRAGuard(c RegretAdaptiveConfig, env Env, tab *raTable) *raGuard {
 	inner := c
 	inner.Guard = 0
-	return &raGuard{window: c.Guard, lru: map[BlockID]*node{}, ra: NewRegretAdaptive(inner, env),
-		lruOut: newIDGhosts(), raOut: newIDGhosts()}
+	return &raGuard{window: c.Guard, tab: tab, ra: newRegretAdaptive(inner, env, tab, 1)}
 }
 
 // access replays one access through both simulations (capacity blocks
@@ -67,7 +66,8 @@ func (g *raGuard) access(b *Block, now Time, capacity int) {
 	keep := 1 - 1/max(g.window*float64(capacity), 1)
 	g.lruHits *= keep
 	g.raHits *= keep
-	lh, rh := g.lruAccess(b, capacity), g.raAccess(b, now, capacity)
+	lh := g.lruAccess(g.tab.add(b), capacity)
+	rh := g.raAccess(b, now, capacity)
 	switch {
 	case lh && !rh:
 		g.lruHits++
@@ -95,19 +95,18 @@ func (g *raGuard) decide() {
 }
 
 // lruAccess is one access to the simulated LRU cache; it reports a hit.
-func (g *raGuard) lruAccess(b *Block, capacity int) bool {
-	if n, ok := g.lru[b.ID]; ok {
-		g.lruOrder.moveToFront(n)
+func (g *raGuard) lruAccess(r *raRec, capacity int) bool {
+	if r.inLRU {
+		g.lruOrder.moveToFront(&r.lru)
 		return true
 	}
-	n := &node{b: b}
-	g.lru[b.ID] = n
-	g.lruOrder.pushFront(n)
+	r.inLRU = true
+	g.lruOrder.pushFront(&r.lru)
 	for g.lruOrder.len() > capacity {
 		old := g.lruOrder.back()
 		g.lruOrder.remove(old)
-		delete(g.lru, old.b.ID)
-		g.lruOut.add(&node{b: old.b}, capacity)
+		old.r.inLRU = false
+		g.addOut(&g.lruOut, &old.r.lruOut, &old.r.inLOut, capacity)
 	}
 	return false
 }
@@ -115,7 +114,8 @@ func (g *raGuard) lruAccess(b *Block, capacity int) bool {
 // raAccess is one access to the simulated regret_adaptive cache; it
 // reports a hit.
 func (g *raGuard) raAccess(b *Block, now Time, capacity int) bool {
-	_, hit := g.ra.res[b.ID]
+	s := g.ra.state(b)
+	hit := s != nil && s.res
 	g.ra.Access(b, now)
 	if hit {
 		return true
@@ -126,10 +126,36 @@ func (g *raGuard) raAccess(b *Block, now Time, capacity int) bool {
 			break
 		}
 		g.ra.Evict(v, now)
-		g.raOut.add(&node{b: v}, capacity)
+		r := g.tab.get(v)
+		g.addOut(&g.raOut, &r.raOut, &r.inROut, capacity)
 	}
 	g.ra.Admit(b, now)
 	return false
+}
+
+// addOut puts k at the front of out (moving it there if it is in) and
+// drops the oldest entries beyond limit.
+func (g *raGuard) addOut(out *raList, k *raLink, in *bool, limit int) {
+	if *in {
+		out.remove(k)
+	}
+	*in = true
+	out.pushFront(k)
+	for out.len() > limit {
+		g.dropOut(out, out.back())
+	}
+}
+
+// dropOut removes k from out, which holds it, and releases its record
+// when nothing else tracks the block.
+func (g *raGuard) dropOut(out *raList, k *raLink) {
+	out.remove(k)
+	if out == &g.lruOut {
+		k.r.inLOut = false
+	} else {
+		k.r.inROut = false
+	}
+	g.tab.release(k.r)
 }
 
 // admit notes that b entered the real cache.
@@ -143,10 +169,32 @@ func (g *raGuard) admit(b *Block) {
 	}
 	if g.last != b {
 		g.off = true
-		g.lru, g.lruOrder, g.ra = nil, list{}, nil
-		g.lruOut, g.raOut = idGhosts{}, idGhosts{}
+		g.free()
 	}
 	g.last = nil
+}
+
+// free drops both simulations' state from the records.
+func (g *raGuard) free() {
+	for k := g.lruOrder.back(); k != nil; k = g.lruOrder.back() {
+		g.lruOrder.remove(k)
+		k.r.inLRU = false
+		g.tab.release(k.r)
+	}
+	for _, out := range []*raList{&g.lruOut, &g.raOut} {
+		for k := out.back(); k != nil; k = out.back() {
+			g.dropOut(out, k)
+		}
+	}
+	for k := g.ra.recent.back(); k != nil; k = g.ra.recent.back() {
+		g.ra.Forget(k.r.b)
+	}
+	for _, l := range []*raList{&g.ra.ghostOrder, &g.ra.memoOrder} {
+		for k := l.back(); k != nil; k = l.back() {
+			g.ra.Forget(k.r.b)
+		}
+	}
+	g.ra = nil
 }
 
 // forget drops b from both simulations.
@@ -154,32 +202,47 @@ func (g *raGuard) forget(b *Block) {
 	if g.off {
 		return
 	}
-	if n, ok := g.lru[b.ID]; ok {
-		g.lruOrder.remove(n)
-		delete(g.lru, b.ID)
+	r := g.tab.get(b)
+	if r == nil {
+		return
 	}
-	g.ra.Forget(b)
-	g.lruOut.drop(b.ID)
-	g.raOut.drop(b.ID)
+	if r.inLRU {
+		g.lruOrder.remove(&r.lru)
+		r.inLRU = false
+	}
+	if r.inLOut {
+		g.lruOut.remove(&r.lruOut)
+		r.inLOut = false
+	}
+	if r.inROut {
+		g.raOut.remove(&r.raOut)
+		r.inROut = false
+	}
+	g.ra.Forget(b) // releases the record if nothing else holds it
 }
 
 // victim returns the block the leader's simulation evicted most recently
-// that the real cache still holds (resident reports that) and the
-// simulation does not, dropping entries that no longer qualify; false when
-// there is none: the real cache holds what the leader's simulation holds.
-func (g *raGuard) victim(resident func(BlockID) bool) (*Block, bool) {
+// that the real cache still holds and the simulation does not, dropping
+// entries that no longer qualify; false when there is none: the real
+// cache holds what the leader's simulation holds.
+func (g *raGuard) victim() (*Block, bool) {
 	if g.off {
 		return nil, false
 	}
-	out, held := &g.raOut, func(id BlockID) bool { _, ok := g.ra.res[id]; return ok }
+	out := &g.raOut
 	if g.followLRU {
-		out, held = &g.lruOut, func(id BlockID) bool { _, ok := g.lru[id]; return ok }
+		out = &g.lruOut
 	}
-	for n := out.order.front(); n != nil; n = out.order.front() {
-		if resident(n.b.ID) && !held(n.b.ID) {
-			return n.b, true
+	for k := out.front(); k != nil; k = out.front() {
+		r := k.r
+		held := r.side[1].res
+		if g.followLRU {
+			held = r.inLRU
 		}
-		out.drop(n.b.ID)
+		if r.side[0].res && !held {
+			return r.b, true
+		}
+		g.dropOut(out, k)
 	}
 	return nil, false
 }

@@ -90,7 +90,7 @@ func TestRegretGuardOff(t *testing.T) {
 	if !ra.guard.off {
 		t.Fatal("guard on after admissions without accesses")
 	}
-	if ra.guard.lru != nil || ra.guard.ra != nil {
+	if ra.guard.lruOrder.len() != 0 || ra.guard.ra != nil {
 		t.Error("the guard is off but keeps its simulations")
 	}
 	a, _ := ra.Victim(6)
@@ -106,7 +106,7 @@ func TestRegretGuardOff(t *testing.T) {
 // following LRU, the victims are the blocks the simulated LRU
 // evicted that the real cache still holds.
 func TestRegretGuardSwitch(t *testing.T) {
-	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{})
+	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, &raTable{})
 	blocks := make([]Block, 7)
 	for i := range blocks {
 		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
@@ -134,7 +134,10 @@ func TestRegretGuardSwitch(t *testing.T) {
 	// The simulated LRU (capacity 2) holds blocks 5 and 6 and evicted 0-4,
 	// newest first; the real cache holds 1, 3 and 5.
 	real := map[BlockID]bool{1: true, 3: true, 5: true}
-	v, ok := g.victim(func(id BlockID) bool { return real[id] })
+	for id := range real {
+		g.tab.add(&blocks[id]).side[0].res = true
+	}
+	v, ok := g.victim()
 	if !ok || v.ID != 3 {
 		t.Fatalf("victim %v %v, want block 3 (the newest LRU eviction still resident)", v, ok)
 	}
