@@ -100,10 +100,11 @@ type RegretAdaptive struct {
 	side       int      // this cache's half of a record: 0 real, 1 the guard's simulation
 	nres       int
 	ordinary   raList  // front is the most recent
-	prot       minHeap // key is the expiry step
-	nprot      int
-	ghostOrder raList // newest eviction at the front; at is the eviction step
-	memoOrder  raList // newest regret at the front; at is the regret step
+	prot       minHeap // key is the expiry step; an item's last is its record's index
+	items      map[uint32]*item
+	spare      []*item
+	ghostOrder raList // newest eviction at the front
+	memoOrder  raList // newest regret at the front
 	recent     raList // every resident block, front is the most recent
 	guard      *raGuard
 
@@ -117,7 +118,7 @@ type RegretAdaptive struct {
 
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	p := newRegretAdaptive(c, env, &raTable{}, 0)
+	p := newRegretAdaptive(c, env, newRATable(), 0)
 	if c.Guard > 0 {
 		p.guard = newRAGuard(c, env, p.tab)
 	}
@@ -125,15 +126,9 @@ func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
 }
 
 func newRegretAdaptive(c RegretAdaptiveConfig, env Env, tab *raTable, side int) *RegretAdaptive {
-	return &RegretAdaptive{cfg: c, tab: tab, side: side, cap: newBlockCap(env)}
-}
-
-// state returns this cache's half of b's record, or nil.
-func (p *RegretAdaptive) state(b *Block) *raSide {
-	if r := p.tab.get(b); r != nil {
-		return &r.side[p.side]
-	}
-	return nil
+	return &RegretAdaptive{cfg: c, tab: tab, side: side, cap: newBlockCap(env), items: map[uint32]*item{},
+		ordinary: raList{kind: raOrd + 2*side}, recent: raList{kind: raRecnt + 2*side},
+		ghostOrder: raList{kind: raGhost + side}, memoOrder: raList{kind: raMemo + side}}
 }
 
 // FollowsLRU reports whether the guard currently picks LRU's victims: a
@@ -148,47 +143,62 @@ func (p *RegretAdaptive) FollowsLRU() bool {
 func (p *RegretAdaptive) Sweeping() bool { return p.sweeping }
 
 // Protected returns the number of protected resident blocks.
-func (p *RegretAdaptive) Protected() int { return p.nprot }
+func (p *RegretAdaptive) Protected() int { return p.nprot() }
+
+func (p *RegretAdaptive) nprot() int { return p.prot.len() }
 
 // expire drops ghosts older than Horizon, regret records older than Memory
 // and protections that ran out (those go to the LRU end).
 func (p *RegretAdaptive) expire() {
-	for k := p.ghostOrder.back(); k != nil && p.clock-k.at > int64(p.cfg.Horizon); k = p.ghostOrder.back() {
-		p.ghostOrder.remove(k)
-		k.r.side[p.side].isGhost = false
-		p.tab.release(k.r)
+	t, sd := p.tab, p.side
+	for i := p.ghostOrder.tail; i != 0 && p.clock-t.rec(i).ghostAt[sd] > int64(p.cfg.Horizon); i = p.ghostOrder.tail {
+		p.ghostOrder.remove(t, i)
+		r := t.rec(i)
+		r.isGhost[sd] = false
+		t.release(r)
 	}
-	for k := p.memoOrder.back(); k != nil && p.clock-k.at > int64(p.cfg.Memory); k = p.memoOrder.back() {
-		p.memoOrder.remove(k)
-		k.r.side[p.side].isMemo = false
-		p.tab.release(k.r)
+	for i := p.memoOrder.tail; i != 0 && p.clock-t.rec(i).memoAt[sd] > int64(p.cfg.Memory); i = p.memoOrder.tail {
+		p.memoOrder.remove(t, i)
+		r := t.rec(i)
+		r.isMemo[sd] = false
+		t.release(r)
 	}
 	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
-		s := p.state(it.b)
-		p.unprotect(s)
-		s.expired = true
-		p.ordinary.pushBack(&s.ord)
+		r := t.rec(uint32(it.last))
+		p.unprotect(r)
+		r.expired[sd] = true
+		p.ordinary.pushBack(t, r.idx)
 	}
 }
 
-func (p *RegretAdaptive) unprotect(s *raSide) {
-	p.prot.remove(&s.it)
-	s.prot = false
-	p.nprot--
+func (p *RegretAdaptive) unprotect(r *raRec) {
+	it := p.items[r.idx]
+	p.prot.remove(it)
+	delete(p.items, r.idx)
+	p.spare = append(p.spare, it)
+	r.prot[p.side] = false
 }
 
-// protect makes s protected until dist x TTL steps from now.
-func (p *RegretAdaptive) protect(s *raSide, dist int64) {
-	s.it.key = float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
+// protect makes r protected until dist x TTL steps from now.
+func (p *RegretAdaptive) protect(r *raRec, dist int64) {
+	key := float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
 	p.tick++
-	s.it.tie = p.tick
-	if s.prot {
-		p.prot.fix(&s.it)
+	if r.prot[p.side] {
+		it := p.items[r.idx]
+		it.key, it.tie = key, p.tick
+		p.prot.fix(it)
 		return
 	}
-	s.prot = true
-	p.nprot++
-	p.prot.push(&s.it)
+	var it *item
+	if n := len(p.spare); n > 0 {
+		it, p.spare = p.spare[n-1], p.spare[:n-1]
+	} else {
+		it = new(item)
+	}
+	*it = item{b: p.tab.block(r.idx), key: key, tie: p.tick, index: -1, last: int64(r.idx)}
+	p.items[r.idx] = it
+	r.prot[p.side] = true
+	p.prot.push(it)
 }
 
 // room reports whether one more block may be protected.
@@ -198,17 +208,18 @@ func (p *RegretAdaptive) room() bool {
 	if p.sweeping {
 		limit = c - 1
 	}
-	return p.nprot < min(limit, c-1)
+	return p.nprot() < min(limit, c-1)
 }
 
-// remember records a regret of s's block at reuse distance dist.
-func (p *RegretAdaptive) remember(s *raSide, dist int64) {
-	if s.isMemo {
-		p.memoOrder.remove(&s.memo)
+// remember records a regret of r's block at reuse distance dist.
+func (p *RegretAdaptive) remember(r *raRec, dist int64) {
+	sd := p.side
+	if r.isMemo[sd] {
+		p.memoOrder.remove(p.tab, r.idx)
 	}
-	s.isMemo = true
-	s.memo.at, s.dist = p.clock, dist
-	p.memoOrder.pushFront(&s.memo)
+	r.isMemo[sd] = true
+	r.memoAt[sd], r.dist[sd] = p.clock, dist
+	p.memoOrder.pushFront(p.tab, r.idx)
 }
 
 // Access advances the step. A hit on a protected block ends its
@@ -220,38 +231,40 @@ func (p *RegretAdaptive) Access(b *Block, now Time) {
 	}
 	p.clock++
 	p.expire()
-	s := p.state(b)
+	r := p.tab.get(b)
+	sd := p.side
 	switch {
-	case s == nil:
+	case r == nil:
 		return
-	case s.res:
-		p.hit(s)
+	case r.res[sd]:
+		p.hit(r)
 		return
-	case !s.isGhost:
+	case !r.isGhost[sd]:
 		return
 	}
-	p.ghostOrder.remove(&s.ghost)
-	s.isGhost = false
-	p.remember(s, p.clock-s.glast)
-	if s.counted {
+	p.ghostOrder.remove(p.tab, r.idx)
+	r.isGhost[sd] = false
+	p.remember(r, p.clock-r.glast[sd])
+	if r.counted[sd] {
 		p.regrets++
 		p.updateMode()
 	}
 }
 
 // hit serves an access to a resident block.
-func (p *RegretAdaptive) hit(s *raSide) {
-	dist := p.clock - s.last
-	s.last = p.clock
-	p.recent.moveToFront(&s.rec)
+func (p *RegretAdaptive) hit(r *raRec) {
+	sd := p.side
+	dist := p.clock - r.last[sd]
+	r.last[sd] = p.clock
+	p.recent.moveToFront(p.tab, r.idx)
 	switch {
-	case s.prot && p.sweeping:
-		p.protect(s, dist)
-	case s.prot:
-		p.unprotect(s)
-		p.ordinary.pushFront(&s.ord)
+	case r.prot[sd] && p.sweeping:
+		p.protect(r, dist)
+	case r.prot[sd]:
+		p.unprotect(r)
+		p.ordinary.pushFront(p.tab, r.idx)
 	default:
-		p.ordinary.moveToFront(&s.ord)
+		p.ordinary.moveToFront(p.tab, r.idx)
 	}
 }
 
@@ -277,35 +290,35 @@ const sweepBand = 0.2
 // mode: whenever it was regretted) and the protected share has room.
 func (p *RegretAdaptive) Admit(b *Block, _ Time) {
 	r := p.tab.add(b)
-	s := &r.side[p.side]
-	s.res, s.prot, s.expired, s.last = true, false, false, p.clock
+	sd := p.side
+	r.res[sd], r.prot[sd], r.expired[sd], r.last[sd] = true, false, false, p.clock
 	p.nres++
-	p.recent.pushFront(&s.rec)
+	p.recent.pushFront(p.tab, r.idx)
 	if p.guard != nil {
 		p.guard.admit(b)
 	}
 	p.cap.observe(p.nres)
-	if s.isMemo && (s.memo.at != p.clock || p.sweeping) && p.room() {
-		p.protect(s, s.dist)
+	if r.isMemo[sd] && (r.memoAt[sd] != p.clock || p.sweeping) && p.room() {
+		p.protect(r, r.dist[sd])
 		return
 	}
-	p.ordinary.pushFront(&s.ord)
+	p.ordinary.pushFront(p.tab, r.idx)
 }
 
 // Evict removes b and keeps it as a ghost for Horizon steps.
 func (p *RegretAdaptive) Evict(b *Block, _ Time) {
-	s := p.state(b)
-	if s == nil || !s.res {
+	r := p.tab.get(b)
+	sd := p.side
+	if r == nil || !r.res[sd] {
 		return
 	}
-	p.drop(s)
-	if s.isGhost {
-		p.ghostOrder.remove(&s.ghost)
+	p.drop(r)
+	if r.isGhost[sd] {
+		p.ghostOrder.remove(p.tab, r.idx)
 	}
-	s.isGhost, s.glast, s.counted = true, s.last, !s.expired
-	s.ghost.at = p.clock
-	p.ghostOrder.pushFront(&s.ghost)
-	if s.expired {
+	r.isGhost[sd], r.glast[sd], r.counted[sd], r.ghostAt[sd] = true, r.last[sd], !r.expired[sd], p.clock
+	p.ghostOrder.pushFront(p.tab, r.idx)
+	if r.expired[sd] {
 		// the block left a loop or outlived its regret: its eviction
 		// says nothing about whether regret is uniform
 		return
@@ -318,15 +331,15 @@ func (p *RegretAdaptive) Evict(b *Block, _ Time) {
 	p.updateMode()
 }
 
-// drop ends s's residency (its record stays).
-func (p *RegretAdaptive) drop(s *raSide) {
-	if s.prot {
-		p.unprotect(s)
+// drop ends r's residency in this cache (the record stays).
+func (p *RegretAdaptive) drop(r *raRec) {
+	if r.prot[p.side] {
+		p.unprotect(r)
 	} else {
-		p.ordinary.remove(&s.ord)
+		p.ordinary.remove(p.tab, r.idx)
 	}
-	p.recent.remove(&s.rec)
-	s.res = false
+	p.recent.remove(p.tab, r.idx)
+	r.res[p.side] = false
 	p.nres--
 }
 
@@ -339,17 +352,17 @@ func (p *RegretAdaptive) Forget(b *Block) {
 	if r == nil {
 		return
 	}
-	s := &r.side[p.side]
-	if s.res {
-		p.drop(s)
+	sd := p.side
+	if r.res[sd] {
+		p.drop(r)
 	}
-	if s.isGhost {
-		p.ghostOrder.remove(&s.ghost)
-		s.isGhost = false
+	if r.isGhost[sd] {
+		p.ghostOrder.remove(p.tab, r.idx)
+		r.isGhost[sd] = false
 	}
-	if s.isMemo {
-		p.memoOrder.remove(&s.memo)
-		s.isMemo = false
+	if r.isMemo[sd] {
+		p.memoOrder.remove(p.tab, r.idx)
+		r.isMemo[sd] = false
 	}
 	p.tab.release(r)
 }
@@ -363,13 +376,11 @@ func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 			return b, true
 		}
 	}
-	if p.FollowsLRU() {
-		if k := p.recent.back(); k != nil {
-			return k.r.b, true
-		}
+	if p.FollowsLRU() && p.recent.tail != 0 {
+		return p.tab.block(p.recent.tail), true
 	}
-	if k := p.ordinary.back(); k != nil {
-		return k.r.b, true
+	if p.ordinary.tail != 0 {
+		return p.tab.block(p.ordinary.tail), true
 	}
 	if it := p.prot.min(); it != nil {
 		return it.b, true

@@ -182,17 +182,17 @@ func TestRegretAdaptiveStateBound(t *testing.T) {
 			if m := ra.memoOrder.len(); m > 65 {
 				t.Fatalf("guard %v: %d regret records, want at most memory+1 = 65", guard, m)
 			}
-			if ra.nprot != ra.prot.len() || ra.nprot+ra.ordinary.len() != ra.Len() || ra.recent.len() != ra.Len() {
+			if ra.nprot() != ra.prot.len() || ra.nprot()+ra.ordinary.len() != ra.Len() || ra.recent.len() != ra.Len() {
 				t.Fatalf("guard %v: protected %d (heap %d) + ordinary %d != %d resident (recent %d)", guard,
-					ra.nprot, ra.prot.len(), ra.ordinary.len(), ra.Len(), ra.recent.len())
+					ra.nprot(), ra.prot.len(), ra.ordinary.len(), ra.Len(), ra.recent.len())
 			}
 		}
 		for id := range BlockID(40) {
 			ra.Forget(d.block(id))
 		}
-		if ra.Len() != 0 || ra.ghostOrder.len() != 0 || ra.memoOrder.len() != 0 || ra.nprot != 0 || ra.tab.n != 0 {
+		if ra.Len() != 0 || ra.ghostOrder.len() != 0 || ra.memoOrder.len() != 0 || ra.nprot() != 0 || ra.tab.n != 0 {
 			t.Fatalf("guard %v: after forgetting every block: %d resident, %d ghosts, %d records, %d protected, "+
-				"%d table records", guard, ra.Len(), ra.ghostOrder.len(), ra.memoOrder.len(), ra.nprot, ra.tab.n)
+				"%d table records", guard, ra.Len(), ra.ghostOrder.len(), ra.memoOrder.len(), ra.nprot(), ra.tab.n)
 		}
 	}
 }

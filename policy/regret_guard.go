@@ -53,7 +53,8 @@ const guardZ = 2.0
 func newRAGuard(c RegretAdaptiveConfig, env Env, tab *raTable) *raGuard {
 	inner := c
 	inner.Guard = 0
-	return &raGuard{window: c.Guard, tab: tab, ra: newRegretAdaptive(inner, env, tab, 1)}
+	return &raGuard{window: c.Guard, tab: tab, ra: newRegretAdaptive(inner, env, tab, 1),
+		lruOrder: raList{kind: raLRU}, lruOut: raList{kind: raLOut}, raOut: raList{kind: raROut}}
 }
 
 // access replays one access through both simulations (capacity blocks
@@ -96,17 +97,18 @@ func (g *raGuard) decide() {
 
 // lruAccess is one access to the simulated LRU cache; it reports a hit.
 func (g *raGuard) lruAccess(r *raRec, capacity int) bool {
+	t := g.tab
 	if r.inLRU {
-		g.lruOrder.moveToFront(&r.lru)
+		g.lruOrder.moveToFront(t, r.idx)
 		return true
 	}
 	r.inLRU = true
-	g.lruOrder.pushFront(&r.lru)
+	g.lruOrder.pushFront(t, r.idx)
 	for g.lruOrder.len() > capacity {
-		old := g.lruOrder.back()
-		g.lruOrder.remove(old)
-		old.r.inLRU = false
-		g.addOut(&g.lruOut, &old.r.lruOut, &old.r.inLOut, capacity)
+		old := t.rec(g.lruOrder.tail)
+		g.lruOrder.remove(t, old.idx)
+		old.inLRU = false
+		g.addOut(&g.lruOut, old, &old.inLOut, capacity)
 	}
 	return false
 }
@@ -114,8 +116,8 @@ func (g *raGuard) lruAccess(r *raRec, capacity int) bool {
 // raAccess is one access to the simulated regret_adaptive cache; it
 // reports a hit.
 func (g *raGuard) raAccess(b *Block, now Time, capacity int) bool {
-	s := g.ra.state(b)
-	hit := s != nil && s.res
+	r := g.tab.get(b)
+	hit := r != nil && r.res[1]
 	g.ra.Access(b, now)
 	if hit {
 		return true
@@ -126,36 +128,36 @@ func (g *raGuard) raAccess(b *Block, now Time, capacity int) bool {
 			break
 		}
 		g.ra.Evict(v, now)
-		r := g.tab.get(v)
-		g.addOut(&g.raOut, &r.raOut, &r.inROut, capacity)
+		vr := g.tab.get(v)
+		g.addOut(&g.raOut, vr, &vr.inROut, capacity)
 	}
 	g.ra.Admit(b, now)
 	return false
 }
 
-// addOut puts k at the front of out (moving it there if it is in) and
-// drops the oldest entries beyond limit.
-func (g *raGuard) addOut(out *raList, k *raLink, in *bool, limit int) {
+// addOut puts r at the front of out (moving it there if it is in; in is
+// r's flag for out) and drops the oldest entries beyond limit.
+func (g *raGuard) addOut(out *raList, r *raRec, in *bool, limit int) {
 	if *in {
-		out.remove(k)
+		out.remove(g.tab, r.idx)
 	}
 	*in = true
-	out.pushFront(k)
+	out.pushFront(g.tab, r.idx)
 	for out.len() > limit {
-		g.dropOut(out, out.back())
+		g.dropOut(out, g.tab.rec(out.tail))
 	}
 }
 
-// dropOut removes k from out, which holds it, and releases its record
-// when nothing else tracks the block.
-func (g *raGuard) dropOut(out *raList, k *raLink) {
-	out.remove(k)
+// dropOut removes r from out, which holds it, and releases r when
+// nothing else tracks its block.
+func (g *raGuard) dropOut(out *raList, r *raRec) {
+	out.remove(g.tab, r.idx)
 	if out == &g.lruOut {
-		k.r.inLOut = false
+		r.inLOut = false
 	} else {
-		k.r.inROut = false
+		r.inROut = false
 	}
-	g.tab.release(k.r)
+	g.tab.release(r)
 }
 
 // admit notes that b entered the real cache.
@@ -176,22 +178,21 @@ func (g *raGuard) admit(b *Block) {
 
 // free drops both simulations' state from the records.
 func (g *raGuard) free() {
-	for k := g.lruOrder.back(); k != nil; k = g.lruOrder.back() {
-		g.lruOrder.remove(k)
-		k.r.inLRU = false
-		g.tab.release(k.r)
+	t := g.tab
+	for g.lruOrder.tail != 0 {
+		r := t.rec(g.lruOrder.tail)
+		g.lruOrder.remove(t, r.idx)
+		r.inLRU = false
+		t.release(r)
 	}
 	for _, out := range []*raList{&g.lruOut, &g.raOut} {
-		for k := out.back(); k != nil; k = out.back() {
-			g.dropOut(out, k)
+		for out.tail != 0 {
+			g.dropOut(out, t.rec(out.tail))
 		}
 	}
-	for k := g.ra.recent.back(); k != nil; k = g.ra.recent.back() {
-		g.ra.Forget(k.r.b)
-	}
-	for _, l := range []*raList{&g.ra.ghostOrder, &g.ra.memoOrder} {
-		for k := l.back(); k != nil; k = l.back() {
-			g.ra.Forget(k.r.b)
+	for _, l := range []*raList{&g.ra.recent, &g.ra.ghostOrder, &g.ra.memoOrder} {
+		for l.tail != 0 {
+			g.ra.Forget(t.block(l.tail))
 		}
 	}
 	g.ra = nil
@@ -207,15 +208,15 @@ func (g *raGuard) forget(b *Block) {
 		return
 	}
 	if r.inLRU {
-		g.lruOrder.remove(&r.lru)
+		g.lruOrder.remove(g.tab, r.idx)
 		r.inLRU = false
 	}
 	if r.inLOut {
-		g.lruOut.remove(&r.lruOut)
+		g.lruOut.remove(g.tab, r.idx)
 		r.inLOut = false
 	}
 	if r.inROut {
-		g.raOut.remove(&r.raOut)
+		g.raOut.remove(g.tab, r.idx)
 		r.inROut = false
 	}
 	g.ra.Forget(b) // releases the record if nothing else holds it
@@ -233,16 +234,16 @@ func (g *raGuard) victim() (*Block, bool) {
 	if g.followLRU {
 		out = &g.lruOut
 	}
-	for k := out.front(); k != nil; k = out.front() {
-		r := k.r
-		held := r.side[1].res
+	for out.head != 0 {
+		r := g.tab.rec(out.head)
+		held := r.res[1]
 		if g.followLRU {
 			held = r.inLRU
 		}
-		if r.side[0].res && !held {
-			return r.b, true
+		if r.res[0] && !held {
+			return g.tab.block(r.idx), true
 		}
-		g.dropOut(out, k)
+		g.dropOut(out, r)
 	}
 	return nil, false
 }

@@ -106,7 +106,7 @@ func TestRegretGuardOff(t *testing.T) {
 // following LRU, the victims are the blocks the simulated LRU
 // evicted that the real cache still holds.
 func TestRegretGuardSwitch(t *testing.T) {
-	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, &raTable{})
+	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, newRATable())
 	blocks := make([]Block, 7)
 	for i := range blocks {
 		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
@@ -135,7 +135,7 @@ func TestRegretGuardSwitch(t *testing.T) {
 	// newest first; the real cache holds 1, 3 and 5.
 	real := map[BlockID]bool{1: true, 3: true, 5: true}
 	for id := range real {
-		g.tab.add(&blocks[id]).side[0].res = true
+		g.tab.add(&blocks[id]).res[0] = true
 	}
 	v, ok := g.victim()
 	if !ok || v.ID != 3 {

@@ -1,137 +1,94 @@
 package policy
 
+import "sync/atomic"
+
 // regret_adaptive keeps all it knows of a block in one record: the real
 // cache's state, its guard's two simulations' and the guard's lists of
-// their evictions. The record is found through the block's slot (see
-// slot.go; a map when another policy holds the slot), so an event costs no
-// map lookup in the common case, and records are recycled, so the steady
-// state allocates nothing.
+// their evictions. Records live in chunks that hold no pointers (lists
+// link records by index), so the garbage collector never scans them, and
+// a record is 192 bytes, the fields every resident block uses in its first
+// two cache lines: at a million residents an event touches few cache
+// lines. A record is found through the block's slot (see slot.go; a map
+// when another policy holds the slot) and recycled when no part tracks
+// its block, so the steady state allocates nothing.
 
-// raLink is an element of an raList; at is the step it was linked at
-// where the list needs it.
-type raLink struct {
-	prev, next *raLink
-	r          *raRec
-	at         int64
-}
+// raLinkKind names one of a record's list links.
+const (
+	raOrd   = 0 // + 2 x side: the cache's ordinary list
+	raRecnt = 1 // + 2 x side: the cache's recency list
+	raLRU   = 4 // the guard's simulated LRU cache
+	raLOut  = 5 // the guard's list of the simulated LRU's evictions
+	raROut  = 6 // the guard's list of the simulated regret_adaptive's evictions
+	raGhost = 7 // + side
+	raMemo  = 9 // + side
+	raLinks = 11
+)
 
-// raList is a doubly linked list of records with a sentinel; the front is
-// the newest insertion.
-type raList struct {
-	root raLink
-	n    int
-}
+// raPair links a record into one list: the indices of its neighbours (0:
+// none; record 0 is never used).
+type raPair struct{ prev, next uint32 }
 
-func (l *raList) lazyInit() {
-	if l.root.next == nil {
-		l.root.next, l.root.prev = &l.root, &l.root
-	}
-}
-
-func (l *raList) pushFront(k *raLink) {
-	l.lazyInit()
-	k.prev, k.next = &l.root, l.root.next
-	l.root.next.prev = k
-	l.root.next = k
-	l.n++
-}
-
-func (l *raList) pushBack(k *raLink) {
-	l.lazyInit()
-	k.prev, k.next = l.root.prev, &l.root
-	l.root.prev.next = k
-	l.root.prev = k
-	l.n++
-}
-
-func (l *raList) remove(k *raLink) {
-	k.prev.next = k.next
-	k.next.prev = k.prev
-	k.prev, k.next = nil, nil
-	l.n--
-}
-
-func (l *raList) moveToFront(k *raLink) {
-	if l.root.next == k {
-		return
-	}
-	l.remove(k)
-	l.pushFront(k)
-}
-
-func (l *raList) back() *raLink {
-	if l.n == 0 {
-		return nil
-	}
-	return l.root.prev
-}
-
-func (l *raList) front() *raLink {
-	if l.n == 0 {
-		return nil
-	}
-	return l.root.next
-}
-
-func (l *raList) len() int { return l.n }
-
-// raSide is one regret_adaptive cache's state of a block: the real
-// cache's (side 0) or the guard's unguarded simulation's (side 1).
-type raSide struct {
-	ord   raLink // in ordinary while resident and not protected
-	rec   raLink // in recent while resident
-	ghost raLink // in ghostOrder while a ghost; at: the eviction step
-	memo  raLink // in memoOrder while remembered; at: the regret step
-	it    item   // in prot while protected
-
-	last  int64 // step of the last access while resident
-	glast int64 // the ghost's: step of the last access before the eviction
-	dist  int64 // the regret record's reuse distance
-
-	res, prot, expired bool
-	isGhost, counted   bool // counted: the eviction counts toward the regretted share
-	isMemo             bool
-}
-
-func (s *raSide) used() bool { return s.res || s.isGhost || s.isMemo }
-
-// raRec is everything regret_adaptive and its guard know of a block.
+// raRec is everything regret_adaptive and its guard know of a block;
+// [side] is the real cache's (0) or the guard's unguarded simulation's (1).
 type raRec struct {
-	b    *Block
-	tab  *raTable
-	side [2]raSide
-	// the guard's: the simulated LRU cache's recency list and the lists
-	// of the blocks each simulation evicted
-	lru, lruOut, raOut    raLink
-	inLRU, inLOut, inROut bool
+	idx, tab uint32 // this record's index and its table's id
+
+	res, prot, expired [2]bool
+	isGhost, counted   [2]bool // counted: the eviction counts toward the regretted share
+	isMemo             [2]bool
+	inLRU, inLOut      bool
+	inROut             bool
+
+	links [raLinks]raPair
+	last  [2]int64 // step of the last access while resident
+
+	ghostAt, glast [2]int64 // eviction step; step of the last access before it
+	memoAt, dist   [2]int64 // regret step; the reuse distance it revealed
 }
 
 func (r *raRec) used() bool {
-	return r.side[0].used() || r.side[1].used() || r.inLRU || r.inLOut || r.inROut
+	return r.res[0] || r.res[1] || r.isGhost[0] || r.isGhost[1] || r.isMemo[0] || r.isMemo[1] ||
+		r.inLRU || r.inLOut || r.inROut
 }
 
-// raRecChunk is the number of records a table allocates at once.
-const raRecChunk = 64
+// raChunkBits sets the records a table allocates at once: 1 << raChunkBits.
+const raChunkBits = 12
 
-// raTable finds a block's record: through its slot when the table holds
-// it, else through a map. State: one record per block any part tracks,
-// plus freed records up to the most tracked at once.
+// raTableIDs numbers tables, so a slot left by another table is ignored.
+var raTableIDs atomic.Uint32
+
+// raTable holds the records. State: one record per block any part
+// tracks, plus freed records up to the most tracked at once.
 type raTable struct {
-	over  map[BlockID]*raRec
-	free  []*raRec
-	chunk []raRec
-	n     int // records in use
+	id     uint32
+	chunks []*[1 << raChunkBits]raRec
+	blocks []*Block // [index]: the record's block, nil when free
+	over   map[BlockID]uint32
+	free   []uint32
+	n      int // records in use
+}
+
+func newRATable() *raTable {
+	return &raTable{id: raTableIDs.Add(1), blocks: []*Block{nil}}
+}
+
+// rec returns record i.
+func (t *raTable) rec(i uint32) *raRec {
+	return &t.chunks[i>>raChunkBits][i&(1<<raChunkBits-1)]
 }
 
 // get returns b's record, or nil.
 func (t *raTable) get(b *Block) *raRec {
-	if r, ok := b.slot.(*raRec); ok && r.tab == t && r.b == b {
+	if r, ok := b.slot.(*raRec); ok && r.tab == t.id && t.blocks[r.idx] == b {
 		return r
 	}
 	if len(t.over) == 0 {
 		return nil
 	}
-	return t.over[b.ID]
+	if i, ok := t.over[b.ID]; ok {
+		return t.rec(i)
+	}
+	return nil
 }
 
 // add returns b's record, creating it when there is none.
@@ -139,45 +96,105 @@ func (t *raTable) add(b *Block) *raRec {
 	if r := t.get(b); r != nil {
 		return r
 	}
-	var r *raRec
+	var i uint32
 	if n := len(t.free); n > 0 {
-		r, t.free = t.free[n-1], t.free[:n-1]
+		i, t.free = t.free[n-1], t.free[:n-1]
+		t.blocks[i] = b
 	} else {
-		if len(t.chunk) == 0 {
-			t.chunk = make([]raRec, raRecChunk)
+		i = uint32(len(t.blocks))
+		if int(i>>raChunkBits) == len(t.chunks) {
+			t.chunks = append(t.chunks, new([1 << raChunkBits]raRec))
 		}
-		r, t.chunk = &t.chunk[0], t.chunk[1:]
+		t.blocks = append(t.blocks, b)
 	}
-	r.b, r.tab = b, t
+	r := t.rec(i)
+	r.idx, r.tab = i, t.id
 	t.n++
-	for i := range r.side {
-		s := &r.side[i]
-		s.ord.r, s.rec.r, s.ghost.r, s.memo.r = r, r, r, r
-		s.it = item{b: b, index: -1}
-	}
-	r.lru.r, r.lruOut.r, r.raOut.r = r, r, r
 	if b.slot == nil {
 		b.slot = r
 		return r
 	}
 	if t.over == nil {
-		t.over = map[BlockID]*raRec{}
+		t.over = map[BlockID]uint32{}
 	}
-	t.over[b.ID] = r
+	t.over[b.ID] = i
 	return r
 }
 
-// release recycles r when no part tracks its block any more.
+// release recycles r when no part tracks its block any more. Its flags
+// are all false and its links unlinked already.
 func (t *raTable) release(r *raRec) {
 	if r.used() {
 		return
 	}
-	if b := r.b; b.slot == any(r) {
+	b := t.blocks[r.idx]
+	if b.slot == any(r) {
 		b.slot = nil
 	} else {
 		delete(t.over, b.ID)
 	}
-	*r = raRec{}
+	t.blocks[r.idx] = nil
+	t.free = append(t.free, r.idx)
 	t.n--
-	t.free = append(t.free, r)
 }
+
+// block returns the block of record i.
+func (t *raTable) block(i uint32) *Block { return t.blocks[i] }
+
+// raList is a doubly linked list of records through their link kind;
+// the front is the newest insertion.
+type raList struct {
+	kind       int
+	head, tail uint32
+	n          int
+}
+
+func (l *raList) link(t *raTable, i uint32) *raPair { return &t.rec(i).links[l.kind] }
+
+func (l *raList) pushFront(t *raTable, i uint32) {
+	*l.link(t, i) = raPair{next: l.head}
+	if l.head != 0 {
+		l.link(t, l.head).prev = i
+	} else {
+		l.tail = i
+	}
+	l.head = i
+	l.n++
+}
+
+func (l *raList) pushBack(t *raTable, i uint32) {
+	*l.link(t, i) = raPair{prev: l.tail}
+	if l.tail != 0 {
+		l.link(t, l.tail).next = i
+	} else {
+		l.head = i
+	}
+	l.tail = i
+	l.n++
+}
+
+func (l *raList) remove(t *raTable, i uint32) {
+	k := l.link(t, i)
+	if k.prev != 0 {
+		l.link(t, k.prev).next = k.next
+	} else {
+		l.head = k.next
+	}
+	if k.next != 0 {
+		l.link(t, k.next).prev = k.prev
+	} else {
+		l.tail = k.prev
+	}
+	*k = raPair{}
+	l.n--
+}
+
+func (l *raList) moveToFront(t *raTable, i uint32) {
+	if l.head == i {
+		return
+	}
+	l.remove(t, i)
+	l.pushFront(t, i)
+}
+
+func (l *raList) len() int { return l.n }
