@@ -104,7 +104,8 @@ type RegretAdaptive struct {
 	items      map[uint32]*item
 	spare      []*item
 	ghostOrder raList // newest eviction at the front
-	memoOrder  raList // newest regret at the front
+	memo       map[BlockID]*raMemo
+	memoOrder  list // newest regret at the front; node.at is the regret step
 	recent     raList // every resident block, front is the most recent
 	guard      *raGuard
 
@@ -118,7 +119,11 @@ type RegretAdaptive struct {
 
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	p := newRegretAdaptive(c, env, newRATable(), 0)
+	size := 0
+	if c.Guard > 0 {
+		size = 3 * min(env.CapacityBlocks, 1<<24)
+	}
+	p := newRegretAdaptive(c, env, newRATable(size), 0)
 	if c.Guard > 0 {
 		p.guard = newRAGuard(c, env, p.tab)
 	}
@@ -128,7 +133,13 @@ func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
 func newRegretAdaptive(c RegretAdaptiveConfig, env Env, tab *raTable, side int) *RegretAdaptive {
 	return &RegretAdaptive{cfg: c, tab: tab, side: side, cap: newBlockCap(env), items: map[uint32]*item{},
 		ordinary: raList{kind: raOrd + 2*side}, recent: raList{kind: raRecnt + 2*side},
-		ghostOrder: raList{kind: raGhost + side}, memoOrder: raList{kind: raMemo + side}}
+		ghostOrder: raList{kind: raGhost + side}, memo: map[BlockID]*raMemo{}}
+}
+
+// raMemo is a regret record: the reuse distance the regret revealed.
+type raMemo struct {
+	n    node
+	dist int64
 }
 
 // FollowsLRU reports whether the guard currently picks LRU's victims: a
@@ -157,10 +168,9 @@ func (p *RegretAdaptive) expire() {
 		r.isGhost[sd] = false
 		t.release(r)
 	}
-	for i := p.memoOrder.tail; i != 0 && p.clock-t.rec(i).memoAt[sd] > int64(p.cfg.Memory); i = p.memoOrder.tail {
-		p.memoOrder.remove(t, i)
-		r := t.rec(i)
-		r.isMemo[sd] = false
+	for n := p.memoOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Memory); n = p.memoOrder.back() {
+		r := t.get(n.b)
+		p.dropMemo(r)
 		t.release(r)
 	}
 	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
@@ -213,13 +223,25 @@ func (p *RegretAdaptive) room() bool {
 
 // remember records a regret of r's block at reuse distance dist.
 func (p *RegretAdaptive) remember(r *raRec, dist int64) {
-	sd := p.side
-	if r.isMemo[sd] {
-		p.memoOrder.remove(p.tab, r.idx)
+	b := p.tab.block(r.idx)
+	m, ok := p.memo[b.ID]
+	if ok {
+		p.memoOrder.remove(&m.n)
+	} else {
+		m = &raMemo{n: node{b: b}}
+		p.memo[b.ID] = m
 	}
-	r.isMemo[sd] = true
-	r.memoAt[sd], r.dist[sd] = p.clock, dist
-	p.memoOrder.pushFront(p.tab, r.idx)
+	r.isMemo[p.side] = true
+	m.n.at, m.dist = p.clock, dist
+	p.memoOrder.pushFront(&m.n)
+}
+
+// dropMemo drops r's regret record, which exists.
+func (p *RegretAdaptive) dropMemo(r *raRec) {
+	b := p.tab.block(r.idx)
+	p.memoOrder.remove(&p.memo[b.ID].n)
+	delete(p.memo, b.ID)
+	r.isMemo[p.side] = false
 }
 
 // Access advances the step. A hit on a protected block ends its
@@ -244,7 +266,7 @@ func (p *RegretAdaptive) Access(b *Block, now Time) {
 	}
 	p.ghostOrder.remove(p.tab, r.idx)
 	r.isGhost[sd] = false
-	p.remember(r, p.clock-r.glast[sd])
+	p.remember(r, p.clock-r.last[sd])
 	if r.counted[sd] {
 		p.regrets++
 		p.updateMode()
@@ -298,9 +320,11 @@ func (p *RegretAdaptive) Admit(b *Block, _ Time) {
 		p.guard.admit(b)
 	}
 	p.cap.observe(p.nres)
-	if r.isMemo[sd] && (r.memoAt[sd] != p.clock || p.sweeping) && p.room() {
-		p.protect(r, r.dist[sd])
-		return
+	if r.isMemo[sd] {
+		if m := p.memo[b.ID]; (m.n.at != p.clock || p.sweeping) && p.room() {
+			p.protect(r, m.dist)
+			return
+		}
 	}
 	p.ordinary.pushFront(p.tab, r.idx)
 }
@@ -316,7 +340,7 @@ func (p *RegretAdaptive) Evict(b *Block, _ Time) {
 	if r.isGhost[sd] {
 		p.ghostOrder.remove(p.tab, r.idx)
 	}
-	r.isGhost[sd], r.glast[sd], r.counted[sd], r.ghostAt[sd] = true, r.last[sd], !r.expired[sd], p.clock
+	r.isGhost[sd], r.counted[sd], r.ghostAt[sd] = true, !r.expired[sd], p.clock
 	p.ghostOrder.pushFront(p.tab, r.idx)
 	if r.expired[sd] {
 		// the block left a loop or outlived its regret: its eviction
@@ -361,8 +385,7 @@ func (p *RegretAdaptive) Forget(b *Block) {
 		r.isGhost[sd] = false
 	}
 	if r.isMemo[sd] {
-		p.memoOrder.remove(p.tab, r.idx)
-		r.isMemo[sd] = false
+		p.dropMemo(r)
 	}
 	p.tab.release(r)
 }

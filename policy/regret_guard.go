@@ -190,10 +190,13 @@ func (g *raGuard) free() {
 			g.dropOut(out, t.rec(out.tail))
 		}
 	}
-	for _, l := range []*raList{&g.ra.recent, &g.ra.ghostOrder, &g.ra.memoOrder} {
+	for _, l := range []*raList{&g.ra.recent, &g.ra.ghostOrder} {
 		for l.tail != 0 {
 			g.ra.Forget(t.block(l.tail))
 		}
+	}
+	for n := g.ra.memoOrder.back(); n != nil; n = g.ra.memoOrder.back() {
+		g.ra.Forget(n.b)
 	}
 	g.ra = nil
 }

@@ -106,7 +106,7 @@ func TestRegretGuardOff(t *testing.T) {
 // following LRU, the victims are the blocks the simulated LRU
 // evicted that the real cache still holds.
 func TestRegretGuardSwitch(t *testing.T) {
-	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, newRATable())
+	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, newRATable(0))
 	blocks := make([]Block, 7)
 	for i := range blocks {
 		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}

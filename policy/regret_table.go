@@ -6,9 +6,9 @@ import "sync/atomic"
 // cache's state, its guard's two simulations' and the guard's lists of
 // their evictions. Records live in chunks that hold no pointers (lists
 // link records by index), so the garbage collector never scans them, and
-// a record is 192 bytes, the fields every resident block uses in its first
-// two cache lines: at a million residents an event touches few cache
-// lines. A record is found through the block's slot (see slot.go; a map
+// a record is 128 bytes, the fields every resident block uses in its first
+// two cache lines (a regret record, rare and at most Memory of them, is
+// kept apart): at a million residents an event touches few cache lines. A record is found through the block's slot (see slot.go; a map
 // when another policy holds the slot) and recycled when no part tracks
 // its block, so the steady state allocates nothing.
 
@@ -20,8 +20,7 @@ const (
 	raLOut  = 5 // the guard's list of the simulated LRU's evictions
 	raROut  = 6 // the guard's list of the simulated regret_adaptive's evictions
 	raGhost = 7 // + side
-	raMemo  = 9 // + side
-	raLinks = 11
+	raLinks = 9
 )
 
 // raPair links a record into one list: the indices of its neighbours (0:
@@ -40,10 +39,10 @@ type raRec struct {
 	inROut             bool
 
 	links [raLinks]raPair
-	last  [2]int64 // step of the last access while resident
-
-	ghostAt, glast [2]int64 // eviction step; step of the last access before it
-	memoAt, dist   [2]int64 // regret step; the reuse distance it revealed
+	// step of the last access: while resident, and while a ghost (which
+	// is never accessed in between) the last access before the eviction
+	last    [2]int64
+	ghostAt [2]int64 // eviction step
 }
 
 func (r *raRec) used() bool {
@@ -68,8 +67,12 @@ type raTable struct {
 	n      int // records in use
 }
 
-func newRATable() *raTable {
-	return &raTable{id: raTableIDs.Add(1), blocks: []*Block{nil}}
+// newRATable returns an empty table sized for blocks records: the real
+// cache's residents and the guard's lists hold up to three times the
+// capacity in blocks, so sizing the index up front spares the copies of
+// its growth.
+func newRATable(blocks int) *raTable {
+	return &raTable{id: raTableIDs.Add(1), blocks: append(make([]*Block, 0, blocks+1), nil)}
 }
 
 // rec returns record i.
