@@ -105,7 +105,7 @@ type RegretAdaptive struct {
 	spare      []*item
 	ghostOrder raList // newest eviction at the front
 	memo       map[BlockID]*raMemo
-	memoOrder  list // newest regret at the front; node.at is the regret step
+	memoOrder  list   // newest regret at the front; node.at is the regret step
 	recent     raList // every resident block, front is the most recent
 	guard      *raGuard
 
@@ -119,11 +119,13 @@ type RegretAdaptive struct {
 
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	size := 0
+	// a full cache's steady state: its residents and, with the guard,
+	// the guard's two lists of up to the capacity each
+	reserve := env.CapacityBlocks
 	if c.Guard > 0 {
-		size = 3 * min(env.CapacityBlocks, 1<<24)
+		reserve *= 3
 	}
-	p := newRegretAdaptive(c, env, newRATable(size), 0)
+	p := newRegretAdaptive(c, env, newRATable(min(reserve, raReserve)), 0)
 	if c.Guard > 0 {
 		p.guard = newRAGuard(c, env, p.tab)
 	}
@@ -169,9 +171,8 @@ func (p *RegretAdaptive) expire() {
 		t.release(r)
 	}
 	for n := p.memoOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Memory); n = p.memoOrder.back() {
-		r := t.get(n.b)
-		p.dropMemo(r)
-		t.release(r)
+		p.memoOrder.remove(n)
+		delete(p.memo, n.b.ID)
 	}
 	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
 		r := t.rec(uint32(it.last))
@@ -221,9 +222,8 @@ func (p *RegretAdaptive) room() bool {
 	return p.nprot() < min(limit, c-1)
 }
 
-// remember records a regret of r's block at reuse distance dist.
-func (p *RegretAdaptive) remember(r *raRec, dist int64) {
-	b := p.tab.block(r.idx)
+// remember records a regret of b at reuse distance dist.
+func (p *RegretAdaptive) remember(b *Block, dist int64) {
 	m, ok := p.memo[b.ID]
 	if ok {
 		p.memoOrder.remove(&m.n)
@@ -231,17 +231,8 @@ func (p *RegretAdaptive) remember(r *raRec, dist int64) {
 		m = &raMemo{n: node{b: b}}
 		p.memo[b.ID] = m
 	}
-	r.isMemo[p.side] = true
 	m.n.at, m.dist = p.clock, dist
 	p.memoOrder.pushFront(&m.n)
-}
-
-// dropMemo drops r's regret record, which exists.
-func (p *RegretAdaptive) dropMemo(r *raRec) {
-	b := p.tab.block(r.idx)
-	p.memoOrder.remove(&p.memo[b.ID].n)
-	delete(p.memo, b.ID)
-	r.isMemo[p.side] = false
 }
 
 // Access advances the step. A hit on a protected block ends its
@@ -266,8 +257,10 @@ func (p *RegretAdaptive) Access(b *Block, now Time) {
 	}
 	p.ghostOrder.remove(p.tab, r.idx)
 	r.isGhost[sd] = false
-	p.remember(r, p.clock-r.last[sd])
-	if r.counted[sd] {
+	p.remember(b, p.clock-r.last[sd])
+	counted := !r.expired[sd]
+	p.tab.release(r)
+	if counted {
 		p.regrets++
 		p.updateMode()
 	}
@@ -320,11 +313,9 @@ func (p *RegretAdaptive) Admit(b *Block, _ Time) {
 		p.guard.admit(b)
 	}
 	p.cap.observe(p.nres)
-	if r.isMemo[sd] {
-		if m := p.memo[b.ID]; (m.n.at != p.clock || p.sweeping) && p.room() {
-			p.protect(r, m.dist)
-			return
-		}
+	if m, ok := p.memo[b.ID]; ok && (m.n.at != p.clock || p.sweeping) && p.room() {
+		p.protect(r, m.dist)
+		return
 	}
 	p.ordinary.pushFront(p.tab, r.idx)
 }
@@ -340,7 +331,7 @@ func (p *RegretAdaptive) Evict(b *Block, _ Time) {
 	if r.isGhost[sd] {
 		p.ghostOrder.remove(p.tab, r.idx)
 	}
-	r.isGhost[sd], r.counted[sd], r.ghostAt[sd] = true, !r.expired[sd], p.clock
+	r.isGhost[sd], r.ghostAt[sd] = true, p.clock
 	p.ghostOrder.pushFront(p.tab, r.idx)
 	if r.expired[sd] {
 		// the block left a loop or outlived its regret: its eviction
@@ -372,6 +363,10 @@ func (p *RegretAdaptive) Forget(b *Block) {
 	if p.guard != nil {
 		p.guard.forget(b)
 	}
+	if m, ok := p.memo[b.ID]; ok {
+		p.memoOrder.remove(&m.n)
+		delete(p.memo, b.ID)
+	}
 	r := p.tab.get(b)
 	if r == nil {
 		return
@@ -383,9 +378,6 @@ func (p *RegretAdaptive) Forget(b *Block) {
 	if r.isGhost[sd] {
 		p.ghostOrder.remove(p.tab, r.idx)
 		r.isGhost[sd] = false
-	}
-	if r.isMemo[sd] {
-		p.dropMemo(r)
 	}
 	p.tab.release(r)
 }

@@ -1,14 +1,13 @@
 package policy
 
-import "sync/atomic"
-
 // regret_adaptive keeps all it knows of a block in one record: the real
 // cache's state, its guard's two simulations' and the guard's lists of
 // their evictions. Records live in chunks that hold no pointers (lists
 // link records by index), so the garbage collector never scans them, and
 // a record is 128 bytes, the fields every resident block uses in its first
 // two cache lines (a regret record, rare and at most Memory of them, is
-// kept apart): at a million residents an event touches few cache lines. A record is found through the block's slot (see slot.go; a map
+// kept apart, by block ID): at a million residents an event touches few
+// cache lines. A record is found through the block's slot (see slot.go; a map
 // when another policy holds the slot) and recycled when no part tracks
 // its block, so the steady state allocates nothing.
 
@@ -30,13 +29,12 @@ type raPair struct{ prev, next uint32 }
 // raRec is everything regret_adaptive and its guard know of a block;
 // [side] is the real cache's (0) or the guard's unguarded simulation's (1).
 type raRec struct {
-	idx, tab uint32 // this record's index and its table's id
-
-	res, prot, expired [2]bool
-	isGhost, counted   [2]bool // counted: the eviction counts toward the regretted share
-	isMemo             [2]bool
-	inLRU, inLOut      bool
-	inROut             bool
+	idx uint32 // this record's index
+	// expired: a protection ran out unused during the residency; for a
+	// ghost, its eviction does not count toward the regretted share
+	res, prot, expired, isGhost [2]bool
+	inLRU, inLOut, inROut       bool
+	id                          BlockID
 
 	links [raLinks]raPair
 	// step of the last access: while resident, and while a ghost (which
@@ -46,20 +44,15 @@ type raRec struct {
 }
 
 func (r *raRec) used() bool {
-	return r.res[0] || r.res[1] || r.isGhost[0] || r.isGhost[1] || r.isMemo[0] || r.isMemo[1] ||
-		r.inLRU || r.inLOut || r.inROut
+	return r.res[0] || r.res[1] || r.isGhost[0] || r.isGhost[1] || r.inLRU || r.inLOut || r.inROut
 }
 
 // raChunkBits sets the records a table allocates at once: 1 << raChunkBits.
-const raChunkBits = 12
-
-// raTableIDs numbers tables, so a slot left by another table is ignored.
-var raTableIDs atomic.Uint32
+const raChunkBits = 10
 
 // raTable holds the records. State: one record per block any part
 // tracks, plus freed records up to the most tracked at once.
 type raTable struct {
-	id     uint32
 	chunks []*[1 << raChunkBits]raRec
 	blocks []*Block // [index]: the record's block, nil when free
 	over   map[BlockID]uint32
@@ -67,22 +60,38 @@ type raTable struct {
 	n      int // records in use
 }
 
-// newRATable returns an empty table sized for blocks records: the real
-// cache's residents and the guard's lists hold up to three times the
-// capacity in blocks, so sizing the index up front spares the copies of
-// its growth.
-func newRATable(blocks int) *raTable {
-	return &raTable{id: raTableIDs.Add(1), blocks: append(make([]*Block, 0, blocks+1), nil)}
+// newRATable returns an empty table with reserve records allocated and
+// initialised up front (their memory touched), so that no event of a
+// cache that reaches that size grows the table: the first touch of new
+// memory (a page fault) costs more than the rest of an event.
+func newRATable(reserve int) *raTable {
+	t := &raTable{blocks: make([]*Block, reserve+1), free: make([]uint32, 0, reserve)}
+	for i := reserve; i >= 1; i-- {
+		t.free = append(t.free, uint32(i))
+	}
+	for c := 0; reserve > 0 && c <= reserve>>raChunkBits; c++ {
+		chunk := new([1 << raChunkBits]raRec)
+		for j := range chunk {
+			chunk[j].idx = uint32(c<<raChunkBits + j)
+		}
+		t.chunks = append(t.chunks, chunk)
+	}
+	return t
 }
+
+// raReserve is the most records a table reserves: 2^22 records, 512 MiB.
+const raReserve = 1 << 22
 
 // rec returns record i.
 func (t *raTable) rec(i uint32) *raRec {
 	return &t.chunks[i>>raChunkBits][i&(1<<raChunkBits-1)]
 }
 
-// get returns b's record, or nil.
+// get returns b's record, or nil. A record in b's slot is this table's
+// when it is where this table keeps its index, and b's when it has b's
+// ID (a copy of a Block is the same block, as in a map by ID).
 func (t *raTable) get(b *Block) *raRec {
-	if r, ok := b.slot.(*raRec); ok && r.tab == t.id && t.blocks[r.idx] == b {
+	if r, ok := b.slot.(*raRec); ok && r.id == b.ID && t.owns(r) {
 		return r
 	}
 	if len(t.over) == 0 {
@@ -92,6 +101,11 @@ func (t *raTable) get(b *Block) *raRec {
 		return t.rec(i)
 	}
 	return nil
+}
+
+func (t *raTable) owns(r *raRec) bool {
+	c := int(r.idx >> raChunkBits)
+	return c < len(t.chunks) && t.rec(r.idx) == r
 }
 
 // add returns b's record, creating it when there is none.
@@ -111,7 +125,7 @@ func (t *raTable) add(b *Block) *raRec {
 		t.blocks = append(t.blocks, b)
 	}
 	r := t.rec(i)
-	r.idx, r.tab = i, t.id
+	r.idx, r.id, r.expired = i, b.ID, [2]bool{}
 	t.n++
 	if b.slot == nil {
 		b.slot = r
