@@ -88,25 +88,26 @@ type RegretAdaptiveConfig struct {
 // Parameters: horizon (24, the seed's default regret horizon), memory
 // (1024), protect (0.5), ttl (1.5), uniform (0.9).
 //
-// State: one entry per resident block, one ghost per block evicted in the
-// last Horizon steps, and one regret record per block regretted in the
-// last Memory steps (at most Memory of them). Access, Admit, Evict and
+// State: one record per block (regret_table.go), holding its entry while
+// resident and its ghost for Horizon steps after an eviction, and one
+// regret record per block regretted in the last Memory steps (at most
+// Memory of them). Access, Admit, Evict and
 // Forget are O(log n) (the protected heap; O(1) for ordinary blocks, plus
 // amortised O(1) expiry of ghosts, records and protections), Victim O(1).
 type RegretAdaptive struct {
-	cfg      RegretAdaptiveConfig
-	res      map[BlockID]*raEntry
-	ordinary list    // front is the most recent
-	prot     minHeap // key is the expiry step
-	nprot    int
-
-	ghosts     map[BlockID]*raGhost
-	ghostOrder list // newest eviction at the front; node.at is the eviction step
+	cfg        RegretAdaptiveConfig
+	tab        *raTable // shared with the guard and its simulations
+	side       int      // this cache's half of a record: 0 real, 1 the guard's simulation
+	nres       int
+	ordinary   raList  // front is the most recent
+	prot       minHeap // key is the expiry step; an item's last is its record's index
+	items      map[uint32]*item
+	spare      []*item
+	ghostOrder raList // newest eviction at the front
 	memo       map[BlockID]*raMemo
-	memoOrder  list // newest regret at the front; node.at is the regret step
-
-	recent list     // every resident block, front is the most recent
-	guard  *raGuard // nil without a guard
+	memoOrder  list   // newest regret at the front; node.at is the regret step
+	recent     raList // every resident block, front is the most recent
+	guard      *raGuard
 
 	cap      blockCap
 	clock    int64
@@ -116,34 +117,31 @@ type RegretAdaptive struct {
 	sweeping bool
 }
 
-type raEntry struct {
-	n       node // in ordinary when not protected
-	rn      node // in recent
-	it      item // in prot when protected
-	last    int64
-	prot    bool
-	expired bool // a protection ran out unused during this residency
-}
-
-type raGhost struct {
-	n       node
-	last    int64 // step of the block's last access before its eviction
-	counted bool  // the eviction counts toward the regretted share
-}
-
-type raMemo struct {
-	n    node
-	dist int64 // reuse distance that the regret revealed
-}
-
 // NewRegretAdaptive returns an empty regret-adaptive policy.
 func NewRegretAdaptive(c RegretAdaptiveConfig, env Env) *RegretAdaptive {
-	p := &RegretAdaptive{cfg: c, res: map[BlockID]*raEntry{}, ghosts: map[BlockID]*raGhost{},
-		memo: map[BlockID]*raMemo{}, cap: newBlockCap(env)}
+	// a full cache's steady state: its residents and, with the guard,
+	// the guard's two lists of up to the capacity each
+	reserve := env.CapacityBlocks
 	if c.Guard > 0 {
-		p.guard = newRAGuard(c, env)
+		reserve *= 3
+	}
+	p := newRegretAdaptive(c, env, newRATable(min(reserve, raReserve)), 0)
+	if c.Guard > 0 {
+		p.guard = newRAGuard(c, env, p.tab)
 	}
 	return p
+}
+
+func newRegretAdaptive(c RegretAdaptiveConfig, env Env, tab *raTable, side int) *RegretAdaptive {
+	return &RegretAdaptive{cfg: c, tab: tab, side: side, cap: newBlockCap(env), items: map[uint32]*item{},
+		ordinary: raList{kind: raOrd + 2*side}, recent: raList{kind: raRecnt + 2*side},
+		ghostOrder: raList{kind: raGhost + side}, memo: map[BlockID]*raMemo{}}
+}
+
+// raMemo is a regret record: the reuse distance the regret revealed.
+type raMemo struct {
+	n    node
+	dist int64
 }
 
 // FollowsLRU reports whether the guard currently picks LRU's victims: a
@@ -158,56 +156,9 @@ func (p *RegretAdaptive) FollowsLRU() bool {
 func (p *RegretAdaptive) Sweeping() bool { return p.sweeping }
 
 // Protected returns the number of protected resident blocks.
-func (p *RegretAdaptive) Protected() int { return p.nprot }
+func (p *RegretAdaptive) Protected() int { return p.nprot() }
 
-// expire drops ghosts older than Horizon, regret records older than Memory
-// and protections that ran out (those go to the LRU end).
-func (p *RegretAdaptive) expire() {
-	for n := p.ghostOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Horizon); n = p.ghostOrder.back() {
-		p.ghostOrder.remove(n)
-		delete(p.ghosts, n.b.ID)
-	}
-	for n := p.memoOrder.back(); n != nil && p.clock-n.at > int64(p.cfg.Memory); n = p.memoOrder.back() {
-		p.memoOrder.remove(n)
-		delete(p.memo, n.b.ID)
-	}
-	for it := p.prot.min(); it != nil && it.key < float64(p.clock); it = p.prot.min() {
-		e := p.res[it.b.ID]
-		p.unprotect(e)
-		e.expired = true
-		p.ordinary.pushBack(&e.n)
-	}
-}
-
-func (p *RegretAdaptive) unprotect(e *raEntry) {
-	p.prot.remove(&e.it)
-	e.prot = false
-	p.nprot--
-}
-
-// protect makes e protected until dist x TTL steps from now.
-func (p *RegretAdaptive) protect(e *raEntry, dist int64) {
-	e.it.key = float64(p.clock) + p.cfg.TTL*float64(max(dist, 1))
-	p.tick++
-	e.it.tie = p.tick
-	if e.prot {
-		p.prot.fix(&e.it)
-		return
-	}
-	e.prot = true
-	p.nprot++
-	p.prot.push(&e.it)
-}
-
-// room reports whether one more block may be protected.
-func (p *RegretAdaptive) room() bool {
-	c := p.cap.get()
-	limit := int(p.cfg.Protect*float64(c) + 0.5)
-	if p.sweeping {
-		limit = c - 1
-	}
-	return p.nprot < min(limit, c-1)
-}
+func (p *RegretAdaptive) nprot() int { return p.prot.len() }
 
 // remember records a regret of b at reuse distance dist.
 func (p *RegretAdaptive) remember(b *Block, dist int64) {
@@ -231,31 +182,42 @@ func (p *RegretAdaptive) Access(b *Block, now Time) {
 	}
 	p.clock++
 	p.expire()
-	if e, ok := p.res[b.ID]; ok {
-		dist := p.clock - e.last
-		e.last = p.clock
-		p.recent.moveToFront(&e.rn)
-		switch {
-		case e.prot && p.sweeping:
-			p.protect(e, dist)
-		case e.prot:
-			p.unprotect(e)
-			p.ordinary.pushFront(&e.n)
-		default:
-			p.ordinary.moveToFront(&e.n)
-		}
+	r := p.tab.get(b)
+	sd := p.side
+	switch {
+	case r == nil:
+		return
+	case r.res[sd]:
+		p.hit(r)
+		return
+	case !r.isGhost[sd]:
 		return
 	}
-	g, ok := p.ghosts[b.ID]
-	if !ok {
-		return
-	}
-	p.ghostOrder.remove(&g.n)
-	delete(p.ghosts, b.ID)
-	p.remember(b, p.clock-g.last)
-	if g.counted {
+	p.ghostOrder.remove(p.tab, r.idx)
+	r.isGhost[sd] = false
+	p.remember(b, p.clock-r.last[sd])
+	counted := !r.expired[sd]
+	p.tab.release(r)
+	if counted {
 		p.regrets++
 		p.updateMode()
+	}
+}
+
+// hit serves an access to a resident block.
+func (p *RegretAdaptive) hit(r *raRec) {
+	sd := p.side
+	dist := p.clock - r.last[sd]
+	r.last[sd] = p.clock
+	p.recent.moveToFront(p.tab, r.idx)
+	switch {
+	case r.prot[sd] && p.sweeping:
+		p.protect(r, dist)
+	case r.prot[sd]:
+		p.unprotect(r)
+		p.ordinary.pushFront(p.tab, r.idx)
+	default:
+		p.ordinary.moveToFront(p.tab, r.idx)
 	}
 }
 
@@ -280,31 +242,36 @@ const sweepBand = 0.2
 // within Memory steps and admitted from outside the horizon (in sweep
 // mode: whenever it was regretted) and the protected share has room.
 func (p *RegretAdaptive) Admit(b *Block, _ Time) {
-	e := &raEntry{n: node{b: b}, rn: node{b: b}, it: item{b: b, index: -1}, last: p.clock}
-	p.res[b.ID] = e
-	p.recent.pushFront(&e.rn)
+	r := p.tab.add(b)
+	sd := p.side
+	r.res[sd], r.prot[sd], r.expired[sd], r.last[sd] = true, false, false, p.clock
+	p.nres++
+	p.recent.pushFront(p.tab, r.idx)
 	if p.guard != nil {
 		p.guard.admit(b)
 	}
-	p.cap.observe(len(p.res))
+	p.cap.observe(p.nres)
 	if m, ok := p.memo[b.ID]; ok && (m.n.at != p.clock || p.sweeping) && p.room() {
-		p.protect(e, m.dist)
+		p.protect(r, m.dist)
 		return
 	}
-	p.ordinary.pushFront(&e.n)
+	p.ordinary.pushFront(p.tab, r.idx)
 }
 
 // Evict removes b and keeps it as a ghost for Horizon steps.
 func (p *RegretAdaptive) Evict(b *Block, _ Time) {
-	e, ok := p.res[b.ID]
-	if !ok {
+	r := p.tab.get(b)
+	sd := p.side
+	if r == nil || !r.res[sd] {
 		return
 	}
-	p.drop(e)
-	g := &raGhost{n: node{b: b, at: p.clock}, last: e.last, counted: !e.expired}
-	p.ghosts[b.ID] = g
-	p.ghostOrder.pushFront(&g.n)
-	if e.expired {
+	p.drop(r)
+	if r.isGhost[sd] {
+		p.ghostOrder.remove(p.tab, r.idx)
+	}
+	r.isGhost[sd], r.ghostAt[sd] = true, p.clock
+	p.ghostOrder.pushFront(p.tab, r.idx)
+	if r.expired[sd] {
 		// the block left a loop or outlived its regret: its eviction
 		// says nothing about whether regret is uniform
 		return
@@ -317,14 +284,16 @@ func (p *RegretAdaptive) Evict(b *Block, _ Time) {
 	p.updateMode()
 }
 
-func (p *RegretAdaptive) drop(e *raEntry) {
-	if e.prot {
-		p.unprotect(e)
+// drop ends r's residency in this cache (the record stays).
+func (p *RegretAdaptive) drop(r *raRec) {
+	if r.prot[p.side] {
+		p.unprotect(r)
 	} else {
-		p.ordinary.remove(&e.n)
+		p.ordinary.remove(p.tab, r.idx)
 	}
-	p.recent.remove(&e.rn)
-	delete(p.res, e.n.b.ID)
+	p.recent.remove(p.tab, r.idx)
+	r.res[p.side] = false
+	p.nres--
 }
 
 // Forget drops b, its ghost and its regret record.
@@ -332,17 +301,23 @@ func (p *RegretAdaptive) Forget(b *Block) {
 	if p.guard != nil {
 		p.guard.forget(b)
 	}
-	if e, ok := p.res[b.ID]; ok {
-		p.drop(e)
-	}
-	if g, ok := p.ghosts[b.ID]; ok {
-		p.ghostOrder.remove(&g.n)
-		delete(p.ghosts, b.ID)
-	}
 	if m, ok := p.memo[b.ID]; ok {
 		p.memoOrder.remove(&m.n)
 		delete(p.memo, b.ID)
 	}
+	r := p.tab.get(b)
+	if r == nil {
+		return
+	}
+	sd := p.side
+	if r.res[sd] {
+		p.drop(r)
+	}
+	if r.isGhost[sd] {
+		p.ghostOrder.remove(p.tab, r.idx)
+		r.isGhost[sd] = false
+	}
+	p.tab.release(r)
 }
 
 // Victim returns the least recently used ordinary block, or the protected
@@ -350,17 +325,15 @@ func (p *RegretAdaptive) Forget(b *Block) {
 // guard follows LRU, the least recently used block.
 func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 	if p.guard != nil {
-		if b, ok := p.guard.victim(p.resident); ok {
+		if b, ok := p.guard.victim(); ok {
 			return b, true
 		}
 	}
-	if p.FollowsLRU() {
-		if n := p.recent.back(); n != nil {
-			return n.b, true
-		}
+	if p.FollowsLRU() && p.recent.tail != 0 {
+		return p.tab.block(p.recent.tail), true
 	}
-	if n := p.ordinary.back(); n != nil {
-		return n.b, true
+	if p.ordinary.tail != 0 {
+		return p.tab.block(p.ordinary.tail), true
 	}
 	if it := p.prot.min(); it != nil {
 		return it.b, true
@@ -368,7 +341,5 @@ func (p *RegretAdaptive) Victim(Time) (*Block, bool) {
 	return nil, false
 }
 
-func (p *RegretAdaptive) resident(id BlockID) bool { _, ok := p.res[id]; return ok }
-
 // Len returns the number of resident blocks.
-func (p *RegretAdaptive) Len() int { return len(p.res) }
+func (p *RegretAdaptive) Len() int { return p.nres }

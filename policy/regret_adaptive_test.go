@@ -165,30 +165,34 @@ func TestRegretAdaptiveParams(t *testing.T) {
 }
 
 // TestRegretAdaptiveStateBound checks that ghosts live Horizon accesses
-// and regret records Memory accesses, whatever the trace's length.
+// and regret records Memory accesses, whatever the trace's length, and
+// that forgetting every block frees every record, with and without the
+// guard.
 func TestRegretAdaptiveStateBound(t *testing.T) {
-	ra := NewRegretAdaptive(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 1.5, Uniform: 0.9},
-		Env{CapacityBlocks: 16})
-	d := newUnitDriver(t, ra, 16)
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 20000 {
-		d.access(BlockID(r.IntN(40)))
-		if len(ra.ghosts) > 9 || ra.ghostOrder.len() != len(ra.ghosts) {
-			t.Fatalf("%d ghosts (list %d), want at most horizon+1 = 9", len(ra.ghosts), ra.ghostOrder.len())
+	for _, guard := range []float64{0, 8} {
+		ra := NewRegretAdaptive(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 1.5, Uniform: 0.9,
+			Guard: guard}, Env{CapacityBlocks: 16})
+		d := newUnitDriver(t, ra, 16)
+		r := rand.New(rand.NewPCG(3, 4))
+		for range 20000 {
+			d.access(BlockID(r.IntN(40)))
+			if g := ra.ghostOrder.len(); g > 9 {
+				t.Fatalf("guard %v: %d ghosts, want at most horizon+1 = 9", guard, g)
+			}
+			if m := ra.memoOrder.len(); m > 65 {
+				t.Fatalf("guard %v: %d regret records, want at most memory+1 = 65", guard, m)
+			}
+			if ra.nprot() != ra.prot.len() || ra.nprot()+ra.ordinary.len() != ra.Len() || ra.recent.len() != ra.Len() {
+				t.Fatalf("guard %v: protected %d (heap %d) + ordinary %d != %d resident (recent %d)", guard,
+					ra.nprot(), ra.prot.len(), ra.ordinary.len(), ra.Len(), ra.recent.len())
+			}
 		}
-		if len(ra.memo) > 65 || ra.memoOrder.len() != len(ra.memo) {
-			t.Fatalf("%d regret records (list %d), want at most memory+1 = 65", len(ra.memo), ra.memoOrder.len())
+		for id := range BlockID(40) {
+			ra.Forget(d.block(id))
 		}
-		if ra.nprot != ra.prot.len() || ra.nprot+ra.ordinary.len() != ra.Len() {
-			t.Fatalf("protected %d (heap %d) + ordinary %d != %d resident", ra.nprot, ra.prot.len(),
-				ra.ordinary.len(), ra.Len())
+		if ra.Len() != 0 || ra.ghostOrder.len() != 0 || ra.memoOrder.len() != 0 || ra.nprot() != 0 || ra.tab.n != 0 {
+			t.Fatalf("guard %v: after forgetting every block: %d resident, %d ghosts, %d records, %d protected, "+
+				"%d table records", guard, ra.Len(), ra.ghostOrder.len(), ra.memoOrder.len(), ra.nprot(), ra.tab.n)
 		}
-	}
-	for id := range BlockID(40) {
-		ra.Forget(d.block(id))
-	}
-	if ra.Len() != 0 || len(ra.ghosts) != 0 || len(ra.memo) != 0 || ra.nprot != 0 {
-		t.Fatalf("after forgetting every block: %d resident, %d ghosts, %d records, %d protected",
-			ra.Len(), len(ra.ghosts), len(ra.memo), ra.nprot)
 	}
 }

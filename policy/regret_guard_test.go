@@ -90,7 +90,7 @@ func TestRegretGuardOff(t *testing.T) {
 	if !ra.guard.off {
 		t.Fatal("guard on after admissions without accesses")
 	}
-	if ra.guard.lru != nil || ra.guard.ra != nil {
+	if ra.guard.lruOrder.len() != 0 || ra.guard.ra != nil {
 		t.Error("the guard is off but keeps its simulations")
 	}
 	a, _ := ra.Victim(6)
@@ -101,12 +101,13 @@ func TestRegretGuardOff(t *testing.T) {
 }
 
 // TestRegretGuardSwitch: the guard follows the simulation ahead by more
-// than guardMargin decayed hits and keeps its last choice within the
-// margin; following LRU, the victims are the blocks the simulated LRU
+// than guardMargin decayed hits (leaving LRU: by guardZ standard
+// deviations of a tie more) and keeps its last choice within the margin;
+// following LRU, the victims are the blocks the simulated LRU
 // evicted that the real cache still holds.
 func TestRegretGuardSwitch(t *testing.T) {
-	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{})
-	blocks := make([]Block, 6)
+	g := newRAGuard(RegretAdaptiveConfig{Horizon: 8, Memory: 64, Protect: 0.5, TTL: 2, Uniform: 0.5, Guard: 8}, Env{}, newRATable(0))
+	blocks := make([]Block, 7)
 	for i := range blocks {
 		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
 	}
@@ -118,7 +119,8 @@ func TestRegretGuardSwitch(t *testing.T) {
 		{0, 0, false},
 		{5, 0, true},    // LRU ahead by more than the margin
 		{5, 4.5, true},  // within the margin: the last choice stays
-		{0, 5, false},   // regret_adaptive ahead
+		{0, 5, true},    // regret_adaptive ahead, within 1 + 2 sqrt(5) of a tie
+		{0, 9, false},   // regret_adaptive ahead beyond the noise of a tie
 		{4.5, 5, false}, // within the margin again
 		{10, 1, true},
 	}
@@ -129,10 +131,13 @@ func TestRegretGuardSwitch(t *testing.T) {
 			t.Fatalf("step %d (lru %.1f, ra %.1f): followLRU %v, want %v", i, s.lru, s.ra, g.followLRU, s.followLRU)
 		}
 	}
-	// The simulated LRU (capacity 2) holds blocks 4 and 5 and evicted 0-3,
+	// The simulated LRU (capacity 2) holds blocks 5 and 6 and evicted 0-4,
 	// newest first; the real cache holds 1, 3 and 5.
 	real := map[BlockID]bool{1: true, 3: true, 5: true}
-	v, ok := g.victim(func(id BlockID) bool { return real[id] })
+	for id := range real {
+		g.tab.add(&blocks[id]).res[0] = true
+	}
+	v, ok := g.victim()
 	if !ok || v.ID != 3 {
 		t.Fatalf("victim %v %v, want block 3 (the newest LRU eviction still resident)", v, ok)
 	}

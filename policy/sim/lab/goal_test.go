@@ -58,9 +58,9 @@ func labLatency(t *testing.T, spec, scenario, workload string, seed int64) float
 // on seeds 1-10, every scenario and workload of the seed study, in both
 // presets: never more than maxSlower over LRU's mean latency, and on
 // medium adversarial_burst in the lab preset at least minGain faster in
-// the mean over the seeds. The issue asks 1% and 10% in both presets; the
-// lab preset misses them (results/regret/LAB.md): its bounds here are the
-// measured ones, so that a regression fails.
+// the mean over the seeds. The issue asks 1% and 10% in both presets; both
+// meet the 1% and miss the 10% (results/regret/LAB.md): the gain bounds
+// here are just under the measured ones, so that a regression fails.
 func TestGoalRegretAdaptiveBothPresets(t *testing.T) {
 	presets := []struct {
 		name               string
@@ -68,8 +68,8 @@ func TestGoalRegretAdaptiveBothPresets(t *testing.T) {
 		run                func(*testing.T, string, string, string, int64) float64
 		maxSlower, minGain float64
 	}{
-		{"kvtier", "lru", "regret_adaptive", kvtierLatency, 0.01, 0},
-		{"lab", "lru", "kvtier:regret_adaptive", labLatency, 0.012, 0.01}, // issue: 0.01, 0.10
+		{"kvtier", "lru", "regret_adaptive", kvtierLatency, 0.01, 0.02},   // measured 2.44%
+		{"lab", "lru", "kvtier:regret_adaptive", labLatency, 0.01, 0.015}, // measured 1.53%; issue: 0.10
 	}
 	for _, p := range presets {
 		t.Run(p.name, func(t *testing.T) {
