@@ -36,15 +36,6 @@ func (l *list) pushFront(n *node) {
 	l.n++
 }
 
-// pushBack inserts n at the back (the oldest end).
-func (l *list) pushBack(n *node) {
-	l.lazyInit()
-	n.prev, n.next = l.root.prev, &l.root
-	l.root.prev.next = n
-	l.root.prev = n
-	l.n++
-}
-
 // remove unlinks n, which must be in l.
 func (l *list) remove(n *node) {
 	n.prev.next = n.next
