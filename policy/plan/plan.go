@@ -156,8 +156,9 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := &Plan{Epoch: p.epoch + 1}
 	cands := p.candidates(now)
 	p.epoch++
-	clear(p.touched) // drop references to untracked entries
+	clear(p.touched)
 	p.touched = p.touched[:0]
+	p.ents.recycle() // touched no longer holds the untracked entries
 	p.expireAbandoned()
 
 	bud := p.newBudget()

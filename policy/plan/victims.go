@@ -78,7 +78,7 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		if !ok {
 			return freed, false
 		}
-		e, tracked := p.blocks[v.ID]
+		e, tracked := p.lookup(v.ID)
 		if !tracked || e.b != v || !e.admitted {
 			// The policy holds a block the planner no longer tracks
 			// as resident: drop it so it cannot be chosen again.
