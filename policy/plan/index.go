@@ -39,7 +39,8 @@ func (s *store) at(slot uint32) *entry {
 	return &s.pages[slot>>entryShift][slot&(entryPage-1)]
 }
 
-// alloc returns a free slot, adding a page when none is left.
+// alloc returns a free slot, adding a page when none is left. Its entry
+// is zero but for gone, which a retired slot's keeps.
 func (s *store) alloc() uint32 {
 	if n := len(s.free); n > 0 {
 		slot := s.free[n-1]

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"sort"
 
 	"github.com/kvtier/kvtier/policy"
 )
@@ -162,6 +161,15 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	p.expireAbandoned()
 
 	bud := p.newBudget()
+	// Each promotion needs about one victim of its size: room for as many
+	// demotions as candidates, within the budget, spares the regrowth.
+	n := int64(len(cands))
+	if bud.limN {
+		n = min(n, bud.blocks)
+	}
+	if n > 0 {
+		pl.Demote = make([]Move, 0, n)
+	}
 	if !p.hold.Demote {
 		pl.Shortage = p.shed(&bud, now, pl)
 		pl.shed = len(pl.Demote)
@@ -197,6 +205,15 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	// Candidates were never pending, so the pending ones are this plan's
 	// promotions, listed in rank order.
+	promoted := 0
+	for _, e := range cands {
+		if e.pending == pendPromote {
+			promoted++
+		}
+	}
+	if promoted > 0 {
+		pl.Promote = make([]Move, 0, promoted)
+	}
 	for _, e := range cands {
 		if e.pending == pendPromote {
 			r := ReasonHot
@@ -237,49 +254,6 @@ func reasonFor(n *need) Reason {
 		return ReasonQuota
 	}
 	return ReasonCapacity
-}
-
-// candidates returns the promotion candidates in rank order.
-func (p *Planner) candidates(now policy.Time) []*entry {
-	var out []*entry
-	for _, e := range p.pinnedSlow {
-		if e.pending == pendNone && !e.fast {
-			out = append(out, e)
-		}
-	}
-	min := p.cfg.promoteMin()
-	for _, e := range p.touched {
-		if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
-			continue
-		}
-		if p.noPromote&(1<<e.b.Meta.Class) != 0 {
-			continue
-		}
-		if e.moved && now-e.lastMove < p.cfg.Cooldown {
-			continue
-		}
-		if !p.reused(e) {
-			continue
-		}
-		p.heatNow(e)
-		if e.heat >= min {
-			out = append(out, e)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.b.Meta.Pinned != b.b.Meta.Pinned {
-			return a.b.Meta.Pinned
-		}
-		if a.b.Meta.Priority != b.b.Meta.Priority {
-			return a.b.Meta.Priority > b.b.Meta.Priority
-		}
-		if a.heat != b.heat {
-			return a.heat > b.heat
-		}
-		return a.b.ID < b.b.ID
-	})
-	return out
 }
 
 // selectBatch picks promotions in rank order while they fit the budget,

@@ -20,8 +20,9 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
 	slot := p.ents.alloc()
-	e := p.ents.at(slot)
-	*e = entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now, trackedAt: uint32(p.epoch + 1)}
+	e := p.ents.at(slot) // zero but for gone (see retire)
+	e.b, e.ten, e.bucket, e.fast, e.gone = b, t, bucketOf(&b.Meta), fast, false
+	e.last, e.trackedAt = now, uint32(p.epoch+1)
 	p.policyFor(t, e.bucket)
 	p.ids.put(b.ID, slot)
 	t.blocks++
