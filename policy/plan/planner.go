@@ -90,6 +90,7 @@ type tenant struct {
 	blocks   int
 	fast     int
 	pols     [nBuckets]policy.Policy
+	sel      selection // scratch of selectBatch
 }
 
 // Planner decides, once per epoch, which blocks move between the fast and

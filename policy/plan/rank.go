@@ -7,12 +7,26 @@ import (
 	"github.com/kvtier/kvtier/policy"
 )
 
+// cand is a promotion candidate, copied out of its entry and block as
+// the candidates are found, so that the plan reads them in rank order
+// without visiting the entries again (at 10M blocks, every visit is a
+// cache miss).
+type cand struct {
+	e       *entry
+	b       *policy.Block
+	ten     *tenant
+	size    int64
+	heat    float64
+	pinned  bool
+	promote bool // selected and committed: a promotion of this plan
+}
+
 // candidates returns the promotion candidates in rank order.
-func (p *Planner) candidates(now policy.Time) []*entry {
-	keys := make([]rankKey, 0, len(p.pinnedSlow)+len(p.touched))
+func (p *Planner) candidates(now policy.Time) []cand {
+	found := make([]cand, 0, len(p.pinnedSlow)+len(p.touched))
 	for _, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			keys = append(keys, keyOf(e))
+			found = append(found, candOf(e))
 		}
 	}
 	min := p.cfg.promoteMin()
@@ -31,32 +45,35 @@ func (p *Planner) candidates(now policy.Time) []*entry {
 		}
 		p.heatNow(e)
 		if e.heat >= min {
-			keys = append(keys, keyOf(e))
+			found = append(found, candOf(e))
+		}
+	}
+	keys := make([]rankKey, len(found))
+	for i := range found {
+		c := &found[i]
+		keys[i] = rankKey{heat: c.heat, id: c.b.ID, i: uint32(i), class: uint16(c.b.Meta.Priority)}
+		if c.pinned {
+			keys[i].class |= 1 << 8
 		}
 	}
 	slices.SortFunc(keys, compareRank)
-	out := make([]*entry, len(keys))
-	for i := range keys {
-		out[i] = keys[i].e
+	out := make([]cand, len(keys))
+	for i, k := range keys {
+		out[i] = found[k.i]
 	}
 	return out
 }
 
-// rankKey is what ranks a promotion candidate, copied out of its entry
-// and block so that the sort reads neither.
+func candOf(e *entry) cand {
+	return cand{e: e, b: e.b, ten: e.ten, size: e.b.Meta.Size, heat: e.heat, pinned: e.b.Meta.Pinned}
+}
+
+// rankKey is what ranks candidate i, small for the sort.
 type rankKey struct {
 	heat  float64
 	id    policy.BlockID
-	e     *entry
+	i     uint32
 	class uint16 // pinned<<8 | priority: the higher first
-}
-
-func keyOf(e *entry) rankKey {
-	k := rankKey{heat: e.heat, id: e.b.ID, e: e, class: uint16(e.b.Meta.Priority)}
-	if e.b.Meta.Pinned {
-		k.class |= 1 << 8
-	}
-	return k
 }
 
 // compareRank orders candidates: pinned first, then higher priority, then
