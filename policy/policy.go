@@ -73,18 +73,21 @@ func ParseClass(s string) (Class, error) {
 }
 
 // Meta is what policies may know about a block besides its accesses.
+// Its fields are ordered by size, largest first, so that it has no
+// padding (48 bytes instead of 56 in declaration-by-topic order): every
+// tracked block has a Meta, in its Block. The order has no other meaning.
 type Meta struct {
 	Size     int64    // bytes in the fast tier
-	Tenant   uint32   // tenant index; names are mapped by the caller
-	Class    Class    // KV role
-	Priority Priority // 0 low, 1 normal, 2 high
-	Pinned   bool     // never leaves the fast tier
-	RefCount int32    // sequences sharing the block (shared prefixes > 1)
 	Lifetime float64  // estimated remaining lifetime in Time units; <= 0 unknown
 	Seq      uint64   // sequence (request) the block belongs to
+	Tenant   uint32   // tenant index; names are mapped by the caller
+	RefCount int32    // sequences sharing the block (shared prefixes > 1)
 	Pos      int32    // index of the block within its sequence
 	SeqLen   int32    // current sequence length in blocks
 	MaxLen   int32    // maximum sequence length in blocks; 0 unknown
+	Class    Class    // KV role
+	Priority Priority // 0 low, 1 normal, 2 high
+	Pinned   bool     // never leaves the fast tier
 }
 
 // Block is a tracked block. The caller owns it and keeps the pointer stable

@@ -21,7 +21,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 	if promoted {
 		want = pendPromote
 	}
-	e, found := p.blocks[id]
+	e, found := p.lookup(id)
 	if !found {
 		return p.doneUntracked(id, want)
 	}

@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"sort"
-
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -133,7 +131,7 @@ func (b *budget) empty() bool {
 // need is the room one tenant needs in this plan.
 type need struct {
 	t       *tenant
-	batch   []*entry // its selected promotions, in rank order
+	batch   []*cand  // its selected promotions, in rank order
 	quota   int64    // bytes over its quota to free from its own blocks
 	global  int64    // bytes of fast-tier shortage its promotions cause
 	reserve [2]int64 // budget reserved for its demotions: bytes, blocks
@@ -156,11 +154,21 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := &Plan{Epoch: p.epoch + 1}
 	cands := p.candidates(now)
 	p.epoch++
-	clear(p.touched) // drop references to untracked entries
+	clear(p.touched)
 	p.touched = p.touched[:0]
+	p.ents.recycle() // touched no longer holds the untracked entries
 	p.expireAbandoned()
 
 	bud := p.newBudget()
+	// Each promotion needs about one victim of its size: room for as many
+	// demotions as candidates, within the budget, spares the regrowth.
+	n := int64(len(cands))
+	if bud.limN {
+		n = min(n, bud.blocks)
+	}
+	if n > 0 {
+		pl.Demote = make([]Move, 0, n)
+	}
 	if !p.hold.Demote {
 		pl.Shortage = p.shed(&bud, now, pl)
 		pl.shed = len(pl.Demote)
@@ -196,13 +204,22 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	// Candidates were never pending, so the pending ones are this plan's
 	// promotions, listed in rank order.
-	for _, e := range cands {
-		if e.pending == pendPromote {
+	promoted := 0
+	for i := range cands {
+		if cands[i].promote {
+			promoted++
+		}
+	}
+	if promoted > 0 {
+		pl.Promote = make([]Move, 0, promoted)
+	}
+	for i := range cands {
+		if c := &cands[i]; c.promote {
 			r := ReasonHot
-			if e.b.Meta.Pinned {
+			if c.pinned {
 				r = ReasonPinned
 			}
-			pl.Promote = append(pl.Promote, Move{Block: e.b, Promote: true, Reason: r})
+			pl.Promote = append(pl.Promote, Move{Block: c.b, Promote: true, Reason: r})
 		}
 	}
 	return pl
@@ -212,9 +229,9 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 // for n's unpinned promotions: the coldest one's heat.
 func (n *need) guard() float64 {
 	g := noGuard
-	for _, e := range n.batch {
-		if !e.b.Meta.Pinned {
-			g = min(g, e.heat)
+	for _, c := range n.batch {
+		if !c.pinned {
+			g = min(g, c.heat)
 		}
 	}
 	return g
@@ -223,9 +240,9 @@ func (n *need) guard() float64 {
 // pinnedBytes is the size of n's pinned promotions.
 func (n *need) pinnedBytes() int64 {
 	var b int64
-	for _, e := range n.batch {
-		if e.b.Meta.Pinned {
-			b += e.b.Meta.Size
+	for _, c := range n.batch {
+		if c.pinned {
+			b += c.size
 		}
 	}
 	return b
@@ -238,56 +255,12 @@ func reasonFor(n *need) Reason {
 	return ReasonCapacity
 }
 
-// candidates returns the promotion candidates in rank order.
-func (p *Planner) candidates(now policy.Time) []*entry {
-	var out []*entry
-	for _, e := range p.pinnedSlow {
-		if e.pending == pendNone && !e.fast {
-			out = append(out, e)
-		}
-	}
-	min := p.cfg.promoteMin()
-	for _, e := range p.touched {
-		if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
-			continue
-		}
-		if p.noPromote&(1<<e.b.Meta.Class) != 0 {
-			continue
-		}
-		if e.moved && now-e.lastMove < p.cfg.Cooldown {
-			continue
-		}
-		if !p.reused(e) {
-			continue
-		}
-		p.heatNow(e)
-		if e.heat >= min {
-			out = append(out, e)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.b.Meta.Pinned != b.b.Meta.Pinned {
-			return a.b.Meta.Pinned
-		}
-		if a.b.Meta.Priority != b.b.Meta.Priority {
-			return a.b.Meta.Priority > b.b.Meta.Priority
-		}
-		if a.heat != b.heat {
-			return a.heat > b.heat
-		}
-		return a.b.ID < b.b.ID
-	})
-	return out
-}
-
 // selectBatch picks promotions in rank order while they fit the budget,
 // reserving budget for the demotions each one makes necessary (assuming
 // victims of the candidate's size), and records each tenant's shortage.
 // It runs after shed, so a tier or tenant still over budget could not be
 // brought back under it this epoch: no promotion goes there.
-func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
-	needs := map[uint32]*need{}
+func (p *Planner) selectBatch(cands []cand, bud *budget, pl *Plan) []*need {
 	var order []*need
 	capB := p.capacity()
 	globalFree := capB - p.load()
@@ -295,25 +268,19 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
 		pl.Deferred += len(cands)
 		return nil
 	}
-	tenantFree := map[uint32]int64{}
-	over := map[uint32]bool{} // tenants over quota before the batch
-	for i, e := range cands {
+	for _, t := range p.tenants {
+		t.sel = selection{}
+	}
+	for i := range cands {
+		c := &cands[i]
 		if bud.empty() {
 			pl.Deferred += len(cands) - i
 			break
 		}
-		size := e.b.Meta.Size
-		t := e.ten
-		q := p.cfg.quota(t.id)
-		tf, seen := tenantFree[t.id]
-		if !seen {
-			tf = q - t.load()
-			tenantFree[t.id] = tf
-			if q > 0 && tf < 0 {
-				over[t.id] = true
-			}
-		}
-		if (capB > 0 && size > capB) || (q > 0 && size > q) || over[t.id] {
+		size, t := c.size, c.ten
+		sel := p.selectionOf(t)
+		q, tf := sel.quota, sel.free
+		if (capB > 0 && size > capB) || (q > 0 && size > q) || sel.over {
 			pl.Deferred++
 			continue
 		}
@@ -338,19 +305,43 @@ func (p *Planner) selectBatch(cands []*entry, bud *budget, pl *Plan) []*need {
 			continue
 		}
 		bud.take(size+dem, 1+victims)
-		n := needs[t.id]
+		n := sel.need
 		if n == nil {
 			n = &need{t: t}
-			needs[t.id] = n
+			sel.need = n
 			order = append(order, n)
 		}
-		n.batch = append(n.batch, e)
+		n.batch = append(n.batch, c)
 		n.quota += qShort
 		n.global += gShort
 		n.reserve[0] += dem
 		n.reserve[1] += victims
 		globalFree -= size
-		tenantFree[t.id] = tf - size
+		sel.free = tf - size
+	}
+	for _, n := range order {
+		n.t.sel.need = nil // the needs are the caller's now
 	}
 	return order
+}
+
+// selection is a tenant's state while selectBatch runs.
+type selection struct {
+	seen  bool
+	over  bool  // over its quota before the batch
+	quota int64 // its quota, 0 for none
+	free  int64 // room left under its quota
+	need  *need // its need, once a promotion was selected
+}
+
+// selectionOf returns t's selection state, set up on first use.
+func (p *Planner) selectionOf(t *tenant) *selection {
+	sel := &t.sel
+	if !sel.seen {
+		sel.seen = true
+		sel.quota = p.cfg.quota(t.id)
+		sel.free = sel.quota - t.load()
+		sel.over = sel.quota > 0 && sel.free < 0
+	}
+	return sel
 }

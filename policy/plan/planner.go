@@ -55,8 +55,9 @@ const (
 )
 
 // entry is the planner's state of one tracked block, laid out without
-// padding (80 bytes): its bucket policy is not stored but derived
-// (ten.pols[bucket], see pol), and epochs are 32-bit like trackedAt.
+// padding (72 bytes): its bucket policy is not stored but derived
+// (ten.pols[bucket], see pol), epochs are 32-bit like trackedAt, and a
+// source's windows saturate at 255 (reuse needs two).
 type entry struct {
 	b         *policy.Block
 	ten       *tenant
@@ -66,6 +67,7 @@ type entry struct {
 	sight     [nSources]sight
 	heatEpoch uint32 // the epoch heat was last decayed to
 	trackedAt uint32 // epoch+1 in which the block was tracked
+	windows   [nSources]uint8
 	bucket    uint8
 	pending   int8
 	fast      bool // in the fast tier (as last reported)
@@ -88,6 +90,7 @@ type tenant struct {
 	blocks   int
 	fast     int
 	pols     [nBuckets]policy.Policy
+	sel      selection // scratch of selectBatch
 }
 
 // Planner decides, once per epoch, which blocks move between the fast and
@@ -95,7 +98,8 @@ type tenant struct {
 type Planner struct {
 	cfg        Config
 	noPromote  uint32
-	blocks     map[policy.BlockID]*entry
+	ents       store // the entries, by slot
+	ids        index // block ID -> slot
 	tenants    map[uint32]*tenant
 	used       int64 // fast-tier bytes, pending demotions included
 	incoming   int64 // bytes of pending promotions
@@ -131,7 +135,6 @@ func New(cfg Config) (*Planner, error) {
 	return &Planner{
 		cfg:        cfg,
 		noPromote:  cfg.noPromote(),
-		blocks:     map[policy.BlockID]*entry{},
 		tenants:    map[uint32]*tenant{},
 		pinnedSlow: map[policy.BlockID]*entry{},
 		abandoned:  map[policy.BlockID]abandon{},
@@ -226,7 +229,11 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 		t.pols = [nBuckets]policy.Policy{}
 	}
 	var fast []*entry
-	for _, e := range p.blocks {
+	for slot := range p.ents.used {
+		e := p.ents.at(slot)
+		if e.b == nil {
+			continue // a free slot
+		}
 		p.policyFor(e.ten, e.bucket)
 		e.admitted = false
 		if e.fast && !e.b.Meta.Pinned && e.pending != pendDemote {
@@ -249,7 +256,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 // Fast reports whether the block with id is in the fast tier (as last
 // reported through Track or Done) and whether it is tracked.
 func (p *Planner) Fast(id policy.BlockID) (fast, tracked bool) {
-	e, ok := p.blocks[id]
+	e, ok := p.lookup(id)
 	if !ok {
 		return false, false
 	}
@@ -259,6 +266,15 @@ func (p *Planner) Fast(id policy.BlockID) (fast, tracked bool) {
 // Pending reports whether the block with id has a planned move awaiting
 // Done.
 func (p *Planner) Pending(id policy.BlockID) bool {
-	e, ok := p.blocks[id]
+	e, ok := p.lookup(id)
 	return ok && e.pending != pendNone
+}
+
+// lookup returns the entry of the block with id, if it is tracked.
+func (p *Planner) lookup(id policy.BlockID) (*entry, bool) {
+	slot, ok := p.ids.get(id)
+	if !ok {
+		return nil, false
+	}
+	return p.ents.at(slot), true
 }

@@ -27,28 +27,34 @@ type Observation struct {
 }
 
 // sight is what one source saw of a block: the epochs (epoch+1, 0 for
-// never) of its last two observations and the windows of the last.
+// never) of its last two observations. The windows of the last are in
+// entry.windows, apart, so that the entry has no padding.
 type sight struct {
-	epoch   uint32
-	prev    uint32
-	windows uint32
+	epoch uint32
+	prev  uint32
 }
 
-// see adds an observation of windows windows in epoch cur.
-func (s *sight) see(cur, windows uint32) {
+// maxWindows is where a source's window count saturates: only whether it
+// reached two matters.
+const maxWindows = 255
+
+// see adds an observation by src of windows windows in epoch cur.
+func (e *entry) see(src Source, cur, windows uint32) {
+	s, w := &e.sight[src], &e.windows[src]
 	if s.epoch != cur {
-		s.prev, s.epoch, s.windows = s.epoch, cur, 0
+		s.prev, s.epoch, *w = s.epoch, cur, 0
 	}
-	s.windows += windows
+	*w = uint8(min(uint32(*w)+min(windows, maxWindows), maxWindows))
 }
 
 // reused reports whether the source saw the block in epoch cur and either
-// in two windows of it or in an earlier epoch at most within epochs before.
-func (s *sight) reused(cur, within uint32) bool {
+// in two windows of it (windows) or in an earlier epoch at most within
+// epochs before.
+func (s *sight) reused(windows uint8, cur, within uint32) bool {
 	if s.epoch != cur {
 		return false
 	}
-	return s.windows >= 2 || (s.prev != 0 && cur-s.prev <= within)
+	return windows >= 2 || (s.prev != 0 && cur-s.prev <= within)
 }
 
 // lastSeen is the epoch (epoch+1, 0 for never) in which any source last

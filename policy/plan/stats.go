@@ -23,7 +23,7 @@ type Stats struct {
 
 // Stats returns the planner's current accounting.
 func (p *Planner) Stats() Stats {
-	s := Stats{Tracked: len(p.blocks), FastBytes: p.used, PendingIn: p.incoming, PendingOut: p.outgoing}
+	s := Stats{Tracked: p.ids.n, FastBytes: p.used, PendingIn: p.incoming, PendingOut: p.outgoing}
 	if c := p.capacity(); c > 0 {
 		s.CapacityUsed = float64(p.used) / float64(c)
 	}

@@ -14,7 +14,7 @@ import (
 // with a pending move is left alone (its Done will say where it is) and
 // SetTier returns false; it returns true when the tier changed.
 func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, error) {
-	e, ok := p.blocks[id]
+	e, ok := p.lookup(id)
 	if !ok {
 		return false, fmt.Errorf("setting the tier of block %d: %w", id, ErrUnknownBlock)
 	}

@@ -12,16 +12,19 @@ import (
 // A fast unpinned block is admitted to the policy; a slow pinned block is
 // promoted by the next Plan.
 func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
-	if _, ok := p.blocks[b.ID]; ok {
+	if _, ok := p.ids.get(b.ID); ok {
 		return fmt.Errorf("tracking block %d: %w", b.ID, ErrTracked)
 	}
 	// A reused ID is a new block: a late Done for the old one's abandoned
 	// move is no longer recognised.
 	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
-	e := &entry{b: b, ten: t, bucket: bucketOf(&b.Meta), fast: fast, last: now, trackedAt: uint32(p.epoch + 1)}
+	slot := p.ents.alloc()
+	e := p.ents.at(slot) // zero but for gone (see retire)
+	e.b, e.ten, e.bucket, e.fast, e.gone = b, t, bucketOf(&b.Meta), fast, false
+	e.last, e.trackedAt = now, uint32(p.epoch+1)
 	p.policyFor(t, e.bucket)
-	p.blocks[b.ID] = e
+	p.ids.put(b.ID, slot)
 	t.blocks++
 	if fast {
 		p.addFast(e)
@@ -52,10 +55,11 @@ func (p *Planner) dropFast(e *entry) {
 // pending, no later plan lists the block, and Done for the move returns
 // ErrUntracked.
 func (p *Planner) Untrack(id policy.BlockID) error {
-	e, ok := p.blocks[id]
+	slot, ok := p.ids.get(id)
 	if !ok {
 		return fmt.Errorf("untracking block %d: %w", id, ErrUnknownBlock)
 	}
+	e := p.ents.at(slot)
 	if e.fast {
 		p.dropFast(e)
 	}
@@ -63,11 +67,11 @@ func (p *Planner) Untrack(id policy.BlockID) error {
 		p.abandoned[id] = abandon{dir: e.pending, epoch: p.epoch}
 	}
 	p.unpend(e)
-	e.gone = true
 	e.pol().Forget(e.b)
 	e.ten.blocks--
 	delete(p.pinnedSlow, id)
-	delete(p.blocks, id)
+	p.ids.del(id)
+	p.ents.retire(slot) // marks it gone: touched may still hold it
 	return nil
 }
 
@@ -98,7 +102,7 @@ func (p *Planner) unpend(e *entry) {
 // bucket policy at once if the policy implements policy.Updater (a class
 // demotion reorders tiered_classes without waiting for an access).
 func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {
-	e, ok := p.blocks[id]
+	e, ok := p.lookup(id)
 	if !ok {
 		return fmt.Errorf("updating block %d: %w", id, ErrUnknownBlock)
 	}
@@ -156,7 +160,7 @@ func (p *Planner) Access(id policy.BlockID, count uint32, now policy.Time) error
 // says of the accesses to the block with id at now: Access with the
 // observation windows and the source that judge reuse (Config.Reuse).
 func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) error {
-	e, ok := p.blocks[id]
+	e, ok := p.lookup(id)
 	if !ok {
 		return fmt.Errorf("access to block %d: %w", id, ErrUnknownBlock)
 	}
@@ -173,7 +177,7 @@ func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) err
 	if e.lastSeen() != cur { // first observation this epoch
 		p.touched = append(p.touched, e)
 	}
-	e.sight[o.Source].see(cur, max(o.Windows, 1))
+	e.see(o.Source, cur, max(o.Windows, 1))
 	if e.b.Meta.Pinned {
 		return nil
 	}
@@ -193,7 +197,7 @@ func (p *Planner) reused(e *entry) bool {
 	}
 	cur := uint32(p.epoch + 1)
 	for i := range e.sight {
-		if e.sight[i].reused(cur, uint32(p.cfg.Reuse)) {
+		if e.sight[i].reused(e.windows[i], cur, uint32(p.cfg.Reuse)) {
 			return true
 		}
 	}

@@ -78,7 +78,7 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		if !ok {
 			return freed, false
 		}
-		e, tracked := p.blocks[v.ID]
+		e, tracked := p.lookup(v.ID)
 		if !tracked || e.b != v || !e.admitted {
 			// The policy holds a block the planner no longer tracks
 			// as resident: drop it so it cannot be chosen again.
@@ -195,16 +195,17 @@ func (pl *Plan) event(t, req uint32, n int, bytes int64) {
 // covered and marks the rest pending.
 func (p *Planner) commit(n *need, pl *Plan) {
 	for len(n.batch) > 0 && (n.quota > 0 || n.global > 0) {
-		e := n.batch[len(n.batch)-1]
+		c := n.batch[len(n.batch)-1]
 		n.batch = n.batch[:len(n.batch)-1]
-		n.quota -= e.b.Meta.Size
-		n.global -= e.b.Meta.Size
+		n.quota -= c.size
+		n.global -= c.size
 		pl.Deferred++
 	}
-	for _, e := range n.batch {
-		e.pending = pendPromote
-		p.incoming += e.b.Meta.Size
-		n.t.incoming += e.b.Meta.Size
-		delete(p.pinnedSlow, e.b.ID)
+	for _, c := range n.batch {
+		c.promote = true
+		c.e.pending = pendPromote
+		p.incoming += c.size
+		n.t.incoming += c.size
+		delete(p.pinnedSlow, c.b.ID)
 	}
 }
