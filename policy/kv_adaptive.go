@@ -1,0 +1,170 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+func init() {
+	Register(Info{
+		Name: "kv_adaptive",
+		Doc: "the recommended policy for KV traces: an expert mix by set dueling over whole-cache shadows " +
+			"(prefix_chain, hit_density and ARC by default); victims follow the expert whose shadow cache had the " +
+			"most recent hits; the first expert decides alone where the cache is fed without accesses",
+		Params: []Param{
+			{Name: "experts", Default: "prefix_chain+hit_density+arc", Doc: "'+'-separated online policies " +
+				"with default parameters; the first is the real cache's own policy"},
+			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
+				"accesses, > 0"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			window := p.Float("window")
+			p.Check(window > 0 && window < 1e6, "window", "a factor > 0")
+			if err := p.Err(); err != nil {
+				return nil, err
+			}
+			return NewKVAdaptive(strings.Split(p.String("experts"), "+"), window, env)
+		},
+	})
+}
+
+// KVAdaptive is an expert mix for KV caches. Each expert (an online
+// policy) runs on a shadow cache of the real cache's capacity in blocks
+// that sees the real accesses (see shadowCache); hits are counted over a
+// decaying window of Window x capacity accesses. The real cache follows
+// the leader: its victims are the blocks the leader's shadow evicted that
+// the real cache still holds, so its contents converge to the leader's.
+// The leader changes when another shadow leads it by more than guardMargin
+// decayed hits. This is set dueling (Qureshi et al., ISCA'07) with
+// whole-cache shadows, as regret_adaptive's guard does with two experts.
+//
+// The first expert also runs on the real cache: it picks victims when the
+// leader's shadow holds everything the real cache holds, and alone for
+// good once a block is admitted without being accessed just before (the
+// daemon's planner, which admits blocks it promoted): there the shadows do
+// not model the cache and are freed.
+//
+// State: the real expert's, plus per shadow its policy's state, a set of
+// its blocks and a ghost list of capacity IDs. Every event is the experts'
+// cost times the number of experts, O(log n) for the default experts.
+type KVAdaptive struct {
+	real    Policy
+	res     map[BlockID]struct{}
+	shadows []*shadowCache
+	leader  int
+	window  float64
+	cap     blockCap
+	last    *Block
+	off     bool
+}
+
+// ErrBadExpert is returned for an expert kv_adaptive cannot use.
+var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies", ErrBadParam)
+
+// NewKVAdaptive returns a mix of the named experts.
+func NewKVAdaptive(experts []string, window float64, env Env) (*KVAdaptive, error) {
+	p := &KVAdaptive{res: map[BlockID]struct{}{}, window: window, cap: newBlockCap(env)}
+	for i, name := range experts {
+		name = strings.TrimSpace(name)
+		info, err := Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %d: %w", i+1, err)
+		}
+		if info.Offline || info.Wrapper || info.Name == "kv_adaptive" {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, ErrBadExpert)
+		}
+		sh, err := New(name, env)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+		}
+		p.shadows = append(p.shadows, newShadowCache(sh))
+		if i == 0 {
+			if p.real, err = New(name, env); err != nil {
+				return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+			}
+		}
+	}
+	if p.real == nil {
+		return nil, fmt.Errorf("kv_adaptive: %w: no expert", ErrBadParam)
+	}
+	return p, nil
+}
+
+// Leader returns the index of the expert the real cache follows.
+func (p *KVAdaptive) Leader() int { return p.leader }
+
+// Access forwards the access to the real expert and replays it through
+// every shadow, then updates the leader.
+func (p *KVAdaptive) Access(b *Block, now Time) {
+	p.real.Access(b, now)
+	if p.off {
+		return
+	}
+	p.last = b
+	c := p.cap.get()
+	keep := 1 - 1/max(p.window*float64(c), 1)
+	for _, s := range p.shadows {
+		s.hits *= keep
+		s.access(b, now, c)
+	}
+	for i, s := range p.shadows {
+		if s.hits > p.shadows[p.leader].hits+guardMargin {
+			p.leader = i
+		}
+	}
+}
+
+// Admit forwards to the real expert. A block admitted without its access
+// just before turns the shadows off for good.
+func (p *KVAdaptive) Admit(b *Block, now Time) {
+	p.real.Admit(b, now)
+	p.res[b.ID] = struct{}{}
+	p.cap.observe(len(p.res))
+	if !p.off && p.last != b {
+		p.off, p.shadows, p.leader = true, nil, 0
+	}
+	p.last = nil
+}
+
+// Evict forwards to the real expert.
+func (p *KVAdaptive) Evict(b *Block, now Time) {
+	p.real.Evict(b, now)
+	delete(p.res, b.ID)
+}
+
+// Forget drops b from the real expert and every shadow.
+func (p *KVAdaptive) Forget(b *Block) {
+	p.real.Forget(b)
+	delete(p.res, b.ID)
+	for _, s := range p.shadows {
+		s.forget(b)
+	}
+	if p.last == b {
+		p.last = nil
+	}
+}
+
+// Update forwards a metadata change to the experts that react to one.
+func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
+	if u, ok := p.real.(Updater); ok {
+		u.Update(b, old, now)
+	}
+	for _, s := range p.shadows {
+		s.update(b, old, now)
+	}
+}
+
+// Victim returns the leader shadow's most recent eviction that the real
+// cache holds, else the real expert's victim.
+func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
+	if !p.off {
+		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
+		if b, ok := p.shadows[p.leader].victim(resident); ok {
+			return b, true
+		}
+	}
+	return p.real.Victim(now)
+}
+
+// Len returns the number of resident blocks.
+func (p *KVAdaptive) Len() int { return p.real.Len() }
