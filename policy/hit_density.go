@@ -287,7 +287,8 @@ func (p *HitDensity) drop(e *kvEntry) {
 	delete(p.entries, e.b.ID)
 }
 
-// Victim returns the sampled resident block of least hit density.
+// Victim returns the sampled resident block of least hit density; with
+// no more residents than samples, the least of them all.
 func (p *HitDensity) Victim(Time) (*Block, bool) {
 	n := len(p.res)
 	if n == 0 {
@@ -295,8 +296,12 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 	}
 	var best *kvEntry
 	var bestD float64
-	for range min(p.cfg.Samples, n) {
-		e := p.res[p.rng.IntN(n)]
+	all := n <= p.cfg.Samples // few residents: look at each of them
+	for i := range min(p.cfg.Samples, n) {
+		e := p.res[i]
+		if !all {
+			e = p.res[p.rng.IntN(n)]
+		}
 		d := p.model.density(int(e.class), p.clock-e.last)
 		if best == nil || d < bestD || (d == bestD && p.older(e, best)) {
 			best, bestD = e, d

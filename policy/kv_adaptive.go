@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -9,23 +10,34 @@ func init() {
 	Register(Info{
 		Name: "kv_adaptive",
 		Doc: "the recommended policy for KV traces: an expert mix by set dueling over whole-cache shadows " +
-			"(prefix_chain, hit_density and ARC by default); victims follow the expert whose shadow cache had the " +
+			"(prefix_chain, hit_density, ARC and LRU by default); victims follow the expert whose shadow cache had the " +
 			"most recent hits; the first expert decides alone where the cache is fed without accesses",
 		Params: []Param{
-			{Name: "experts", Default: "prefix_chain+hit_density+arc", Doc: "'+'-separated online policies " +
+			{Name: "experts", Default: "prefix_chain+hit_density+arc+lru", Doc: "'+'-separated online policies " +
 				"with default parameters; the first is the real cache's own policy"},
 			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
 				"accesses, > 0"},
+			{Name: "margin", Default: "1", Doc: "the leader changes when another shadow leads it by more than " +
+				"margin x sqrt(the leader's hits) (standard deviations of a Poisson count), >= 0"},
 		},
 		New: func(p *Params, env Env) (Policy, error) {
-			window := p.Float("window")
-			p.Check(window > 0 && window < 1e6, "window", "a factor > 0")
+			c := KVAdaptiveConfig{Experts: strings.Split(p.String("experts"), "+"), Window: p.Float("window"),
+				Margin: p.Float("margin")}
+			p.Check(c.Window > 0 && c.Window < 1e6, "window", "a factor > 0")
+			p.Check(c.Margin >= 0 && c.Margin < 1e6, "margin", "a factor >= 0")
 			if err := p.Err(); err != nil {
 				return nil, err
 			}
-			return NewKVAdaptive(strings.Split(p.String("experts"), "+"), window, env)
+			return NewKVAdaptive(c, env)
 		},
 	})
+}
+
+// KVAdaptiveConfig holds the parameters of kv_adaptive.
+type KVAdaptiveConfig struct {
+	Experts []string // registered online policies; the first runs alone when off
+	Window  float64  // hit counters' window in capacities of accesses
+	Margin  float64  // lead, in standard deviations, that changes the leader
 }
 
 // KVAdaptive is an expert mix for KV caches. Each expert (an online
@@ -48,11 +60,12 @@ func init() {
 // its blocks and a ghost list of capacity IDs. Every event is the experts'
 // cost times the number of experts, O(log n) for the default experts.
 type KVAdaptive struct {
-	real    Policy
+	reals   []Policy // every expert on the real cache; reals[0] alone once off
+	real    Policy   // reals[0]
 	res     map[BlockID]struct{}
 	shadows []*shadowCache
 	leader  int
-	window  float64
+	cfg     KVAdaptiveConfig
 	cap     blockCap
 	last    *Block
 	off     bool
@@ -62,9 +75,9 @@ type KVAdaptive struct {
 var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies", ErrBadParam)
 
 // NewKVAdaptive returns a mix of the named experts.
-func NewKVAdaptive(experts []string, window float64, env Env) (*KVAdaptive, error) {
-	p := &KVAdaptive{res: map[BlockID]struct{}{}, window: window, cap: newBlockCap(env)}
-	for i, name := range experts {
+func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
+	p := &KVAdaptive{res: map[BlockID]struct{}{}, cfg: c, cap: newBlockCap(env)}
+	for i, name := range c.Experts {
 		name = strings.TrimSpace(name)
 		info, err := Lookup(name)
 		if err != nil {
@@ -78,15 +91,16 @@ func NewKVAdaptive(experts []string, window float64, env Env) (*KVAdaptive, erro
 			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
 		}
 		p.shadows = append(p.shadows, newShadowCache(sh))
-		if i == 0 {
-			if p.real, err = New(name, env); err != nil {
-				return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
-			}
+		r, err := New(name, env)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
 		}
+		p.reals = append(p.reals, r)
 	}
-	if p.real == nil {
+	if len(p.reals) == 0 {
 		return nil, fmt.Errorf("kv_adaptive: %w: no expert", ErrBadParam)
 	}
+	p.real = p.reals[0]
 	return p, nil
 }
 
@@ -96,20 +110,24 @@ func (p *KVAdaptive) Leader() int { return p.leader }
 // Access forwards the access to the real expert and replays it through
 // every shadow, then updates the leader.
 func (p *KVAdaptive) Access(b *Block, now Time) {
-	p.real.Access(b, now)
+	for _, r := range p.reals {
+		r.Access(b, now)
+	}
 	if p.off {
 		return
 	}
 	p.last = b
 	c := p.cap.get()
-	keep := 1 - 1/max(p.window*float64(c), 1)
+	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
 	for _, s := range p.shadows {
 		s.hits *= keep
 		s.access(b, now, c)
 	}
+	lead := p.shadows[p.leader].hits
+	margin := max(guardMargin, p.cfg.Margin*math.Sqrt(lead))
 	for i, s := range p.shadows {
-		if s.hits > p.shadows[p.leader].hits+guardMargin {
-			p.leader = i
+		if s.hits > lead+margin {
+			p.leader, lead = i, s.hits
 		}
 	}
 }
@@ -117,24 +135,30 @@ func (p *KVAdaptive) Access(b *Block, now Time) {
 // Admit forwards to the real expert. A block admitted without its access
 // just before turns the shadows off for good.
 func (p *KVAdaptive) Admit(b *Block, now Time) {
-	p.real.Admit(b, now)
+	for _, r := range p.reals {
+		r.Admit(b, now)
+	}
 	p.res[b.ID] = struct{}{}
 	p.cap.observe(len(p.res))
 	if !p.off && p.last != b {
-		p.off, p.shadows, p.leader = true, nil, 0
+		p.off, p.shadows, p.leader, p.reals = true, nil, 0, p.reals[:1]
 	}
 	p.last = nil
 }
 
 // Evict forwards to the real expert.
 func (p *KVAdaptive) Evict(b *Block, now Time) {
-	p.real.Evict(b, now)
+	for _, r := range p.reals {
+		r.Evict(b, now)
+	}
 	delete(p.res, b.ID)
 }
 
 // Forget drops b from the real expert and every shadow.
 func (p *KVAdaptive) Forget(b *Block) {
-	p.real.Forget(b)
+	for _, r := range p.reals {
+		r.Forget(b)
+	}
 	delete(p.res, b.ID)
 	for _, s := range p.shadows {
 		s.forget(b)
@@ -146,8 +170,10 @@ func (p *KVAdaptive) Forget(b *Block) {
 
 // Update forwards a metadata change to the experts that react to one.
 func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
-	if u, ok := p.real.(Updater); ok {
-		u.Update(b, old, now)
+	for _, r := range p.reals {
+		if u, ok := r.(Updater); ok {
+			u.Update(b, old, now)
+		}
 	}
 	for _, s := range p.shadows {
 		s.update(b, old, now)
@@ -163,7 +189,7 @@ func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 			return b, true
 		}
 	}
-	return p.real.Victim(now)
+	return p.reals[p.leader].Victim(now)
 }
 
 // Len returns the number of resident blocks.
