@@ -10,8 +10,9 @@ func init() {
 	Register(Info{
 		Name: "hit_density",
 		Doc: "learned hit density for KV blocks (LHD, Beckmann et al., NSDI'18): per class of block (reads so far, " +
-			"frontier of its sequence, last reuse gap) it learns from hits and evictions the expected hits per unit of " +
-			"space-time at each age, and evicts the lowest hit density among sampled resident blocks",
+			"frontier of its sequence, shared prefix before it) it learns from hits, evictions and a sample of " +
+			"evicted blocks followed as ghosts the expected hits per unit of space-time at each age, and evicts the " +
+			"lowest hit density among sampled resident blocks",
 		Params: []Param{
 			{Name: "samples", Default: "32", Doc: "resident blocks sampled per victim, >= 1"},
 			{Name: "decay", Default: "0.9", Doc: "factor the learned counts keep at every refresh, in (0,1]"},
@@ -66,27 +67,39 @@ type kvEntry struct {
 
 // HitDensity ranks resident blocks by learned hit density (see
 // densityModel). A step is one access. A block's class is fixed when its
-// current lifetime begins (admission or hit) from what is known online:
+// current lifetime begins (admission or hit) from what is known online,
+// by the features chosen (Features):
 //
 //   - reads: max(Meta.RefCount, accesses seen while resident), in buckets
 //     1, 2-3, 4-7, 8+ (in a prefix cache, how many requests read it);
 //   - frontier: the last, unshared block of its sequence (a decode append
 //     or a prompt's partial last block), rarely read again;
-//   - gap: the age at its last hit relative to the capacity (none, below
-//     1/4, below 1, below 4, beyond 4 capacities): blocks of a conversation
-//     come back after similar gaps.
+//   - prefix: how many shared blocks (RefCount > 1) its run read before it
+//     (a run is accesses of one sequence at consecutive positions), in
+//     buckets 0, 1, 2-3, 4+: a new block after a long shared prefix is a
+//     branch of a popular prompt, a new block after none starts a
+//     conversation;
+//   - gap (off by default): the age at its last hit relative to the
+//     capacity (none, below 1/4, below 1, below 4, beyond 4 capacities).
+//
+// LHD only sees a lifetime end at its eviction, so it cannot learn that a
+// block evicted at age a would have been hit at a' > a. Here a sample of
+// 1/Horizon of the evicted blocks (by ID hash) is followed as ghosts, at
+// most the capacity of them: a ghost's return is recorded as a hit at its
+// full age, its expiry (or its block's Forget) as an end, each with
+// weight Horizon; hits of resident blocks weigh 1.
 //
 // Victim samples resident blocks uniformly (a seeded generator, so runs
 // are reproducible) and returns the one of least hit density; ties (as
 // before the first refresh) go to the oldest, then to the highest Pos, so a
 // chain leaves tail first. Without Seq, Pos or RefCount (the daemon's
-// sampled planner) the classes reduce to reads and gap, and the policy is
-// LHD over its own access counts.
+// sampled planner) the classes reduce to reads, and the policy is LHD over
+// its own access counts.
 //
-// State: one entry per resident block in a map and an array, the
-// histograms (classes x age buckets), nothing after eviction. Access,
-// Admit, Evict and Forget are O(1); Victim is O(samples); a refresh every
-// period x capacity accesses costs classes x age buckets.
+// State: one entry per resident block in a map and an array, at most
+// capacity ghosts, the histograms (classes x age buckets). Access, Admit,
+// Evict and Forget are O(1); Victim is O(samples); a refresh every
+// max(period x capacity, 1024) accesses costs classes x age buckets.
 type HitDensity struct {
 	cfg     HitDensityConfig
 	entries map[BlockID]*kvEntry

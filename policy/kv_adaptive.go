@@ -17,12 +17,16 @@ func init() {
 				"with default parameters; the first is the real cache's own policy"},
 			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
 				"accesses, > 0"},
+			{Name: "shadow", Default: "0", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
+				"(in blocks) the shadows see a sample of the blocks (by ID hash) at the same ratio, and victims " +
+				"come from the leader's own choice on the real cache; 0 or >= 16"},
 			{Name: "margin", Default: "1", Doc: "the leader changes when another shadow leads it by more than " +
 				"margin x sqrt(the leader's hits) (standard deviations of a Poisson count), >= 0"},
 		},
 		New: func(p *Params, env Env) (Policy, error) {
 			c := KVAdaptiveConfig{Experts: strings.Split(p.String("experts"), "+"), Window: p.Float("window"),
-				Margin: p.Float("margin")}
+				Margin: p.Float("margin"), Shadow: p.Int("shadow")}
+			p.Check(c.Shadow == 0 || c.Shadow >= 16, "shadow", "0 or an integer >= 16")
 			p.Check(c.Window > 0 && c.Window < 1e6, "window", "a factor > 0")
 			p.Check(c.Margin >= 0 && c.Margin < 1e6, "margin", "a factor >= 0")
 			if err := p.Err(); err != nil {
@@ -38,27 +42,32 @@ type KVAdaptiveConfig struct {
 	Experts []string // registered online policies; the first runs alone when off
 	Window  float64  // hit counters' window in capacities of accesses
 	Margin  float64  // lead, in standard deviations, that changes the leader
+	Shadow  int      // most blocks a shadow holds; 0 no limit
 }
 
 // KVAdaptive is an expert mix for KV caches. Each expert (an online
 // policy) runs on a shadow cache of the real cache's capacity in blocks
 // that sees the real accesses (see shadowCache); hits are counted over a
-// decaying window of Window x capacity accesses. The real cache follows
-// the leader: its victims are the blocks the leader's shadow evicted that
-// the real cache still holds, so its contents converge to the leader's.
-// The leader changes when another shadow leads it by more than guardMargin
-// decayed hits. This is set dueling (Qureshi et al., ISCA'07) with
+// decaying window of Window x capacity accesses. The leader changes when
+// another shadow leads it by more than Margin standard deviations of its
+// decayed hit count (sqrt of the count, at least guardMargin hits). The
+// real cache follows the leader: its victims are the blocks the leader's
+// shadow evicted that the real cache still holds, so its contents converge
+// to the leader's. This is set dueling (Qureshi et al., ISCA'07) with
 // whole-cache shadows, as regret_adaptive's guard does with two experts.
 //
-// The first expert also runs on the real cache: it picks victims when the
-// leader's shadow holds everything the real cache holds, and alone for
-// good once a block is admitted without being accessed just before (the
-// daemon's planner, which admits blocks it promoted): there the shadows do
-// not model the cache and are freed.
+// Every expert also runs on the real cache (it sees the real events): when
+// the leader's shadow holds everything the real cache holds, or the
+// shadows only see a sample of the blocks (Shadow), the leader's real
+// instance picks the victim. Once a block is admitted without being
+// accessed just before (the daemon's planner, which admits blocks it
+// promoted) the shadows do not model the cache: they and every real
+// instance but the first expert's are freed, and the first expert decides
+// alone from then on.
 //
-// State: the real expert's, plus per shadow its policy's state, a set of
-// its blocks and a ghost list of capacity IDs. Every event is the experts'
-// cost times the number of experts, O(log n) for the default experts.
+// State: per expert its policy's state twice (real and shadow), a set of
+// the shadow's blocks and a ghost list of capacity IDs. Every event costs
+// the experts' costs twice over, O(log n) for the default experts.
 type KVAdaptive struct {
 	reals   []Policy // every expert on the real cache; reals[0] alone once off
 	real    Policy   // reals[0]
@@ -67,6 +76,7 @@ type KVAdaptive struct {
 	leader  int
 	cfg     KVAdaptiveConfig
 	cap     blockCap
+	rate    uint64 // shadows see the blocks whose ID hash is 0 modulo rate
 	last    *Block
 	off     bool
 }
@@ -76,7 +86,10 @@ var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies"
 
 // NewKVAdaptive returns a mix of the named experts.
 func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
-	p := &KVAdaptive{res: map[BlockID]struct{}{}, cfg: c, cap: newBlockCap(env)}
+	p := &KVAdaptive{res: map[BlockID]struct{}{}, cfg: c, cap: newBlockCap(env), rate: 1}
+	if c.Shadow > 0 && env.CapacityBlocks > c.Shadow {
+		p.rate = uint64((env.CapacityBlocks + c.Shadow - 1) / c.Shadow)
+	}
 	for i, name := range c.Experts {
 		name = strings.TrimSpace(name)
 		info, err := Lookup(name)
@@ -119,9 +132,12 @@ func (p *KVAdaptive) Access(b *Block, now Time) {
 	p.last = b
 	c := p.cap.get()
 	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
+	sampled := p.rate == 1 || sketchHash(b.ID)%p.rate == 0
 	for _, s := range p.shadows {
 		s.hits *= keep
-		s.access(b, now, c)
+		if sampled {
+			s.access(b, now, max(c/int(p.rate), 1))
+		}
 	}
 	lead := p.shadows[p.leader].hits
 	margin := max(guardMargin, p.cfg.Margin*math.Sqrt(lead))
@@ -183,7 +199,7 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 // Victim returns the leader shadow's most recent eviction that the real
 // cache holds, else the real expert's victim.
 func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
-	if !p.off {
+	if !p.off && p.rate == 1 {
 		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
 		if b, ok := p.shadows[p.leader].victim(resident); ok {
 			return b, true
