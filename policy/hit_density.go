@@ -120,12 +120,12 @@ type HitDensity struct {
 	lastID  BlockID
 }
 
-// Classes of hit_density: reads x frontier x gap x prefix.
+// Buckets of the features of hit_density; the classes are the product of
+// the chosen features' buckets (at most 4 x 2 x 5 x 4 = 160).
 const (
 	kvReadBuckets   = 4
 	kvGapBuckets    = 5
 	kvPrefixBuckets = 4
-	kvClasses       = kvReadBuckets * 2 * kvGapBuckets * kvPrefixBuckets
 )
 
 // Features of a block hit_density may classify by.
@@ -155,7 +155,7 @@ func parseFeatures(s string) (int, bool) {
 // NewHitDensity returns an empty hit_density policy.
 func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
 	return &HitDensity{cfg: c, entries: map[BlockID]*kvEntry{}, cap: newBlockCap(env), ghosts: map[BlockID]*node{},
-		model: newDensityModel(kvClasses, c.Decay, c.Prior),
+		model: newDensityModel(featureClasses(c.Features), c.Decay, c.Prior),
 		rng:   rand.New(rand.NewPCG(uint64(env.Seed), 0x6b76616470))}
 }
 
@@ -168,19 +168,31 @@ func (p *HitDensity) classify(e *kvEntry) uint8 {
 		reads := max(m.RefCount, e.reads, 1)
 		c = min(bits.Len32(uint32(reads))-1, kvReadBuckets-1)
 	}
-	c *= 2
-	if f&FeatureFrontier != 0 && frontier(m) {
-		c++
+	if f&FeatureFrontier != 0 {
+		c *= 2
+		if frontier(m) {
+			c++
+		}
 	}
-	c *= kvGapBuckets
 	if f&FeatureGap != 0 {
-		c += p.gapBucket(e.gap)
+		c = c*kvGapBuckets + p.gapBucket(e.gap)
 	}
-	c *= kvPrefixBuckets
 	if f&FeaturePrefix != 0 {
-		c += min(bits.Len32(uint32(e.prefix)), kvPrefixBuckets-1)
+		c = c*kvPrefixBuckets + min(bits.Len32(uint32(e.prefix)), kvPrefixBuckets-1)
 	}
 	return uint8(c)
+}
+
+// featureClasses returns the number of classes the features f make.
+func featureClasses(f int) int {
+	n := 1
+	for _, d := range []struct{ bit, n int }{{FeatureReads, kvReadBuckets}, {FeatureFrontier, 2},
+		{FeatureGap, kvGapBuckets}, {FeaturePrefix, kvPrefixBuckets}} {
+		if f&d.bit != 0 {
+			n *= d.n
+		}
+	}
+	return n
 }
 
 // gapBucket places the age at a block's last hit relative to the capacity:

@@ -10,11 +10,12 @@ func init() {
 	Register(Info{
 		Name: "kv_adaptive",
 		Doc: "the recommended policy for KV traces: an expert mix by set dueling over whole-cache shadows " +
-			"(prefix_chain, hit_density, ARC and LRU by default); victims follow the expert whose shadow cache had the " +
+			"(LRU, prefix_chain, hit_density and ARC by default); victims follow the expert whose shadow cache had the " +
 			"most recent hits; the first expert decides alone where the cache is fed without accesses",
 		Params: []Param{
-			{Name: "experts", Default: "prefix_chain+hit_density+arc+lru", Doc: "'+'-separated online policies " +
-				"with default parameters; the first is the real cache's own policy"},
+			{Name: "experts", Default: "lru+prefix_chain+hit_density+arc", Doc: "'+'-separated online policies " +
+				"with default parameters; the first leads until another one earns the lead, and decides alone where blocks " +
+				"come in without accesses"},
 			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
 				"accesses, > 0"},
 			{Name: "shadow", Default: "0", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
