@@ -57,12 +57,19 @@ const minPeriod = 1024
 // kvEntry is the state of one resident block.
 type kvEntry struct {
 	b      *Block
-	idx    int   // index in HitDensity.res
-	last   int64 // step of the last access (or of the admission)
+	idx    int   // index of its kvSlot in HitDensity.res
 	reads  int32 // accesses while tracked, at least 1
 	gap    int64 // age at the last hit; 0 none
 	prefix int32 // shared blocks before this one in its run at its last access
-	class  uint8 // class when the current lifetime began
+}
+
+// kvSlot is what Victim reads of a resident block, kept in the array it
+// samples so that a sample costs one memory access.
+type kvSlot struct {
+	e     *kvEntry
+	last  int64 // step of the last access (or of the admission)
+	pos   int32 // Meta.Pos at the last access, the tie-break
+	class uint8 // class when the current lifetime began
 }
 
 // HitDensity ranks resident blocks by learned hit density (see
@@ -96,14 +103,14 @@ type kvEntry struct {
 // sampled planner) the classes reduce to reads, and the policy is LHD over
 // its own access counts.
 //
-// State: one entry per resident block in a map and an array, at most
+// State: one entry per resident block in a map, one slot in an array, at most
 // capacity ghosts, the histograms (classes x age buckets). Access, Admit,
 // Evict and Forget are O(1); Victim is O(samples); a refresh every
 // max(period x capacity, 1024) accesses costs classes x age buckets.
 type HitDensity struct {
 	cfg     HitDensityConfig
 	entries map[BlockID]*kvEntry
-	res     []*kvEntry
+	res     []kvSlot
 	model   densityModel
 	rng     *rand.Rand
 	cap     blockCap
@@ -220,11 +227,12 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 	p.follow(b)
 	if e, ok := p.entries[b.ID]; ok {
 		e.prefix = p.prefix
-		age := p.clock - e.last
-		p.model.hit(int(e.class), age, 1)
-		e.last, e.gap = p.clock, max(age, 1)
+		sl := &p.res[e.idx]
+		age := p.clock - sl.last
+		p.model.hit(int(sl.class), age, 1)
+		sl.last, sl.pos, e.gap = p.clock, b.Meta.Pos, max(age, 1)
 		e.reads++
-		e.class = p.classify(e)
+		sl.class = p.classify(e)
 	} else if g, ok := p.ghosts[b.ID]; ok {
 		p.model.hit(int(g.queue), p.clock-g.at, float64(p.cfg.Horizon))
 		p.dropGhost(g)
@@ -255,13 +263,12 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 	if g, ok := p.ghosts[b.ID]; ok {
 		p.dropGhost(g)
 	}
-	e := &kvEntry{b: b, idx: len(p.res), last: p.clock, reads: 1}
+	e := &kvEntry{b: b, idx: len(p.res), reads: 1}
 	if b.ID == p.lastID {
 		e.prefix = p.prefix
 	}
-	e.class = p.classify(e)
 	p.entries[b.ID] = e
-	p.res = append(p.res, e)
+	p.res = append(p.res, kvSlot{e: e, last: p.clock, pos: b.Meta.Pos, class: p.classify(e)})
 	p.cap.observe(len(p.res))
 }
 
@@ -273,11 +280,12 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 	if !ok {
 		return
 	}
+	sl := p.res[e.idx]
 	p.drop(e)
 	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
 		return
 	}
-	g := &node{b: b, at: e.last, queue: e.class}
+	g := &node{b: b, at: sl.last, queue: sl.class}
 	p.ghosts[b.ID] = g
 	p.gorder.pushFront(g)
 	if p.gorder.len() > p.cap.get() {
@@ -291,7 +299,8 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 // lifetime without a hit.
 func (p *HitDensity) Forget(b *Block) {
 	if e, ok := p.entries[b.ID]; ok {
-		p.model.end(int(e.class), p.clock-e.last, 1)
+		sl := p.res[e.idx]
+		p.model.end(int(sl.class), p.clock-sl.last, 1)
 		p.drop(e)
 	}
 	if g, ok := p.ghosts[b.ID]; ok {
@@ -307,7 +316,7 @@ func (p *HitDensity) dropGhost(g *node) {
 
 func (p *HitDensity) drop(e *kvEntry) {
 	last := p.res[len(p.res)-1]
-	p.res[e.idx], last.idx = last, e.idx
+	p.res[e.idx], last.e.idx = last, e.idx
 	p.res = p.res[:len(p.res)-1]
 	delete(p.entries, e.b.ID)
 }
@@ -319,29 +328,30 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 	if n == 0 {
 		return nil, false
 	}
-	var best *kvEntry
+	var best *kvSlot
 	var bestD float64
 	all := n <= p.cfg.Samples // few residents: look at each of them
 	for i := range min(p.cfg.Samples, n) {
-		e := p.res[i]
+		j := i
 		if !all {
-			e = p.res[p.rng.IntN(n)]
+			j = p.rng.IntN(n)
 		}
-		d := p.model.density(int(e.class), p.clock-e.last)
-		if best == nil || d < bestD || (d == bestD && p.older(e, best)) {
-			best, bestD = e, d
+		sl := &p.res[j]
+		d := p.model.density(int(sl.class), p.clock-sl.last)
+		if best == nil || d < bestD || (d == bestD && sl.before(best)) {
+			best, bestD = sl, d
 		}
 	}
-	return best.b, true
+	return best.e.b, true
 }
 
-// older reports whether a goes before b among blocks of equal density:
+// before reports whether a goes before b among blocks of equal density:
 // the older first, then the higher position (chain tail first).
-func (p *HitDensity) older(a, b *kvEntry) bool {
+func (a *kvSlot) before(b *kvSlot) bool {
 	if a.last != b.last {
 		return a.last < b.last
 	}
-	return a.b.Meta.Pos > b.b.Meta.Pos
+	return a.pos > b.pos
 }
 
 // Len returns the number of resident blocks.
