@@ -29,6 +29,7 @@ type WorkloadParams struct {
 	Seqs    int   // reasoning: concurrent sequences
 	Sinks   int   // long_context: attention-sink blocks, pinned
 	Window  int   // long_context: recent-window blocks read every decode step
+	Turns   int   // prefix_sharing: mean turns of a conversation
 }
 
 // paramFields maps spec keys to WorkloadParams fields, in spec order.
@@ -50,6 +51,7 @@ var paramFields = []struct {
 	{"seqs", "Seqs", "concurrent sequences"},
 	{"sinks", "Sinks", "attention-sink blocks (pinned)"},
 	{"window", "Window", "recent-window blocks read each decode step"},
+	{"turns", "Turns", "mean turns of a conversation"},
 }
 
 func (p *WorkloadParams) field(key string) reflect.Value {

@@ -1,0 +1,358 @@
+package policy
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+)
+
+func init() {
+	Register(Info{
+		Name: "hit_density",
+		Doc: "learned hit density for KV blocks (LHD, Beckmann et al., NSDI'18): per class of block (reads so far, " +
+			"frontier of its sequence, shared prefix before it) it learns from hits, evictions and a sample of " +
+			"evicted blocks followed as ghosts the expected hits per unit of space-time at each age, and evicts the " +
+			"lowest hit density among sampled resident blocks",
+		Params: []Param{
+			{Name: "samples", Default: "32", Doc: "resident blocks sampled per victim, >= 1"},
+			{Name: "decay", Default: "0.9", Doc: "factor the learned counts keep at every refresh, in (0,1]"},
+			{Name: "period", Default: "0.5", Doc: "refresh every period x capacity accesses (at least 1024), > 0"},
+			{Name: "prior", Default: "64", Doc: "pseudo-events by which a sparse class borrows the pooled " +
+				"age distribution, >= 0"},
+			{Name: "horizon", Default: "1", Doc: "evicted blocks are followed (as ghosts) for about horizon x " +
+				"capacity evictions to learn reuse beyond the cache, >= 1; a sample of 1/horizon of them is kept"},
+			{Name: "features", Default: "reads+frontier+prefix", Doc: "what classes blocks: '+'-separated " +
+				"reads, frontier, gap, prefix, or none"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			c := HitDensityConfig{Samples: p.Int("samples"), Decay: p.Float("decay"),
+				Period: p.Float("period"), Prior: p.Float("prior"), Horizon: p.Int("horizon")}
+			f, ok := parseFeatures(p.String("features"))
+			p.Check(ok, "features", "'+'-separated reads, frontier, gap, prefix, or none")
+			c.Features = f
+			p.Check(c.Horizon >= 1 && c.Horizon <= 1<<20, "horizon", "an integer in [1,2^20]")
+			p.Check(c.Samples >= 1 && c.Samples <= 4096, "samples", "an integer in [1,4096]")
+			p.Check(c.Decay > 0 && c.Decay <= 1, "decay", "a factor in (0,1]")
+			p.Check(c.Period > 0 && c.Period < 1e6, "period", "a factor > 0")
+			p.Check(c.Prior >= 0 && c.Prior < 1e12, "prior", "a count >= 0")
+			return NewHitDensity(c, env), nil
+		},
+	})
+}
+
+// HitDensityConfig holds the parameters of hit_density.
+type HitDensityConfig struct {
+	Samples int     // resident blocks sampled per victim
+	Decay   float64 // share of the learned counts kept at each refresh
+	Period  float64 // refresh period in capacities of accesses
+	Prior   float64 // pseudo-events of the pooled distribution per class
+	Horizon int     // capacities of evictions a ghost is followed for
+	// Features is the set of Feature* bits that class blocks.
+	Features int
+}
+
+// minPeriod is the fewest accesses between two refreshes of the model.
+const minPeriod = 1024
+
+// kvEntry is the state of one resident block.
+type kvEntry struct {
+	b      *Block
+	idx    int   // index of its kvSlot in HitDensity.res
+	reads  int32 // accesses while tracked, at least 1
+	gap    int64 // age at the last hit; 0 none
+	prefix int32 // shared blocks before this one in its run at its last access
+}
+
+// kvSlot is what Victim reads of a resident block, kept in the array it
+// samples so that a sample costs one memory access.
+type kvSlot struct {
+	e     *kvEntry
+	last  int64 // step of the last access (or of the admission)
+	pos   int32 // Meta.Pos at the last access, the tie-break
+	class uint8 // class when the current lifetime began
+}
+
+// HitDensity ranks resident blocks by learned hit density (see
+// densityModel). A step is one access. A block's class is fixed when its
+// current lifetime begins (admission or hit) from what is known online,
+// by the features chosen (Features):
+//
+//   - reads: max(Meta.RefCount, accesses seen while resident), in buckets
+//     1, 2-3, 4-7, 8+ (in a prefix cache, how many requests read it);
+//   - frontier: the last, unshared block of its sequence (a decode append
+//     or a prompt's partial last block), rarely read again;
+//   - prefix: how many shared blocks (RefCount > 1) its run read before it
+//     (a run is accesses of one sequence at consecutive positions), in
+//     buckets 0, 1, 2-3, 4+: a new block after a long shared prefix is a
+//     branch of a popular prompt, a new block after none starts a
+//     conversation;
+//   - gap (off by default): the age at its last hit relative to the
+//     capacity (none, below 1/4, below 1, below 4, beyond 4 capacities).
+//
+// LHD only sees a lifetime end at its eviction, so it cannot learn that a
+// block evicted at age a would have been hit at a' > a. Here a sample of
+// 1/Horizon of the evicted blocks (by ID hash) is followed as ghosts, at
+// most the capacity of them: a ghost's return is recorded as a hit at its
+// full age, its expiry (or its block's Forget) as an end, each with
+// weight Horizon; hits of resident blocks weigh 1.
+//
+// Victim samples resident blocks uniformly (a seeded generator, so runs
+// are reproducible) and returns the one of least hit density; ties (as
+// before the first refresh) go to the oldest, then to the highest Pos, so a
+// chain leaves tail first. Without Seq, Pos or RefCount (the daemon's
+// sampled planner) the classes reduce to reads, and the policy is LHD over
+// its own access counts.
+//
+// State: one entry per resident block in a map, one slot in an array, at most
+// capacity ghosts, the histograms (classes x age buckets). Access, Admit,
+// Evict and Forget are O(1); Victim is O(samples); a refresh every
+// max(period x capacity, 1024) accesses costs classes x age buckets.
+type HitDensity struct {
+	cfg     HitDensityConfig
+	entries map[BlockID]*kvEntry
+	res     []kvSlot
+	model   densityModel
+	rng     *rand.Rand
+	cap     blockCap
+	clock   int64
+	events  int64             // accesses since the last refresh
+	rounds  int64             // refreshes so far
+	ghosts  map[BlockID]*node // sampled evicted blocks: at = lifetime start, queue = class
+	gorder  list              // ghosts, newest at the front
+
+	runSeq  uint64 // the current run: accesses of one sequence at consecutive positions
+	runNext int32  // Pos that continues the run
+	shared  int32  // shared blocks read so far in the run
+	prefix  int32  // shared blocks before the last accessed block in its run
+	lastID  BlockID
+}
+
+// Buckets of the features of hit_density; the classes are the product of
+// the chosen features' buckets (at most 4 x 2 x 5 x 4 = 160).
+const (
+	kvReadBuckets   = 4
+	kvGapBuckets    = 5
+	kvPrefixBuckets = 4
+)
+
+// Features of a block hit_density may classify by.
+const (
+	FeatureReads    = 1 << iota // reads so far (RefCount or own count)
+	FeatureFrontier             // last unshared block of its sequence
+	FeatureGap                  // age at the last hit
+	FeaturePrefix               // shared blocks before it in its run
+)
+
+var featureNames = map[string]int{"reads": FeatureReads, "frontier": FeatureFrontier, "gap": FeatureGap,
+	"prefix": FeaturePrefix}
+
+// parseFeatures parses a '+'-separated list of feature names.
+func parseFeatures(s string) (int, bool) {
+	f := 0
+	for _, name := range strings.Split(s, "+") {
+		v, ok := featureNames[strings.TrimSpace(name)]
+		if !ok {
+			return 0, s == "none"
+		}
+		f |= v
+	}
+	return f, true
+}
+
+// NewHitDensity returns an empty hit_density policy.
+func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
+	return &HitDensity{cfg: c, entries: map[BlockID]*kvEntry{}, cap: newBlockCap(env), ghosts: map[BlockID]*node{},
+		model: newDensityModel(featureClasses(c.Features), c.Decay, c.Prior),
+		rng:   rand.New(rand.NewPCG(uint64(env.Seed), 0x6b76616470))}
+}
+
+// classify returns the class of a block whose lifetime begins now.
+func (p *HitDensity) classify(e *kvEntry) uint8 {
+	m := &e.b.Meta
+	f := p.cfg.Features
+	c := 0
+	if f&FeatureReads != 0 {
+		reads := max(m.RefCount, e.reads, 1)
+		c = min(bits.Len32(uint32(reads))-1, kvReadBuckets-1)
+	}
+	if f&FeatureFrontier != 0 {
+		c *= 2
+		if frontier(m) {
+			c++
+		}
+	}
+	if f&FeatureGap != 0 {
+		c = c*kvGapBuckets + p.gapBucket(e.gap)
+	}
+	if f&FeaturePrefix != 0 {
+		c = c*kvPrefixBuckets + min(bits.Len32(uint32(e.prefix)), kvPrefixBuckets-1)
+	}
+	return uint8(c)
+}
+
+// featureClasses returns the number of classes the features f make.
+func featureClasses(f int) int {
+	n := 1
+	for _, d := range []struct{ bit, n int }{{FeatureReads, kvReadBuckets}, {FeatureFrontier, 2},
+		{FeatureGap, kvGapBuckets}, {FeaturePrefix, kvPrefixBuckets}} {
+		if f&d.bit != 0 {
+			n *= d.n
+		}
+	}
+	return n
+}
+
+// gapBucket places the age at a block's last hit relative to the capacity:
+// none, below 1/4, below 1, below 4, beyond 4 capacities.
+func (p *HitDensity) gapBucket(gap int64) int {
+	c := int64(p.cap.get())
+	switch {
+	case gap <= 0:
+		return 0
+	case 4*gap < c:
+		return 1
+	case gap < c:
+		return 2
+	case gap < 4*c:
+		return 3
+	default:
+		return 4
+	}
+}
+
+// Access advances the step; a hit on a resident block is recorded at its
+// age in its class and begins a new lifetime.
+func (p *HitDensity) Access(b *Block, _ Time) {
+	p.clock++
+	p.follow(b)
+	if e, ok := p.entries[b.ID]; ok {
+		e.prefix = p.prefix
+		sl := &p.res[e.idx]
+		age := p.clock - sl.last
+		p.model.hit(int(sl.class), age, 1)
+		sl.last, sl.pos, e.gap = p.clock, b.Meta.Pos, max(age, 1)
+		e.reads++
+		sl.class = p.classify(e)
+	} else if g, ok := p.ghosts[b.ID]; ok {
+		p.model.hit(int(g.queue), p.clock-g.at, float64(p.cfg.Horizon))
+		p.dropGhost(g)
+	}
+	p.events++
+	if p.events >= max(int64(p.cfg.Period*float64(p.cap.get())), minPeriod) {
+		p.model.refresh()
+		p.events = 0
+		p.rounds++
+	}
+}
+
+// follow advances the current run with b and sets prefix to the number of
+// shared blocks (RefCount > 1) read before b in it.
+func (p *HitDensity) follow(b *Block) {
+	m := &b.Meta
+	if m.Seq != p.runSeq || m.Pos != p.runNext || m.SeqLen == 0 {
+		p.runSeq, p.shared = m.Seq, 0
+	}
+	p.runNext, p.prefix, p.lastID = m.Pos+1, p.shared, b.ID
+	if m.RefCount > 1 {
+		p.shared++
+	}
+}
+
+// Admit starts tracking b at age 0.
+func (p *HitDensity) Admit(b *Block, _ Time) {
+	if g, ok := p.ghosts[b.ID]; ok {
+		p.dropGhost(g)
+	}
+	e := &kvEntry{b: b, idx: len(p.res), reads: 1}
+	if b.ID == p.lastID {
+		e.prefix = p.prefix
+	}
+	p.entries[b.ID] = e
+	p.res = append(p.res, kvSlot{e: e, last: p.clock, pos: b.Meta.Pos, class: p.classify(e)})
+	p.cap.observe(len(p.res))
+}
+
+// Evict drops b. The outcome of its lifetime is not known yet: a sample of
+// 1/Horizon of the evicted blocks (by ID) is followed as ghosts, whose
+// return or expiry is recorded with weight Horizon.
+func (p *HitDensity) Evict(b *Block, _ Time) {
+	e, ok := p.entries[b.ID]
+	if !ok {
+		return
+	}
+	sl := p.res[e.idx]
+	p.drop(e)
+	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
+		return
+	}
+	g := &node{b: b, at: sl.last, queue: sl.class}
+	p.ghosts[b.ID] = g
+	p.gorder.pushFront(g)
+	if p.gorder.len() > p.cap.get() {
+		old := p.gorder.back()
+		p.model.end(int(old.queue), p.clock-old.at, float64(p.cfg.Horizon))
+		p.dropGhost(old)
+	}
+}
+
+// Forget drops b: a resident block or ghost freed by its owner ends its
+// lifetime without a hit.
+func (p *HitDensity) Forget(b *Block) {
+	if e, ok := p.entries[b.ID]; ok {
+		sl := p.res[e.idx]
+		p.model.end(int(sl.class), p.clock-sl.last, 1)
+		p.drop(e)
+	}
+	if g, ok := p.ghosts[b.ID]; ok {
+		p.model.end(int(g.queue), p.clock-g.at, float64(p.cfg.Horizon))
+		p.dropGhost(g)
+	}
+}
+
+func (p *HitDensity) dropGhost(g *node) {
+	p.gorder.remove(g)
+	delete(p.ghosts, g.b.ID)
+}
+
+func (p *HitDensity) drop(e *kvEntry) {
+	last := p.res[len(p.res)-1]
+	p.res[e.idx], last.e.idx = last, e.idx
+	p.res = p.res[:len(p.res)-1]
+	delete(p.entries, e.b.ID)
+}
+
+// Victim returns the sampled resident block of least hit density; with
+// no more residents than samples, the least of them all.
+func (p *HitDensity) Victim(Time) (*Block, bool) {
+	n := len(p.res)
+	if n == 0 {
+		return nil, false
+	}
+	var best *kvSlot
+	var bestD float64
+	all := n <= p.cfg.Samples // few residents: look at each of them
+	for i := range min(p.cfg.Samples, n) {
+		j := i
+		if !all {
+			j = p.rng.IntN(n)
+		}
+		sl := &p.res[j]
+		d := p.model.density(int(sl.class), p.clock-sl.last)
+		if best == nil || d < bestD || (d == bestD && sl.before(best)) {
+			best, bestD = sl, d
+		}
+	}
+	return best.e.b, true
+}
+
+// before reports whether a goes before b among blocks of equal density:
+// the older first, then the higher position (chain tail first).
+func (a *kvSlot) before(b *kvSlot) bool {
+	if a.last != b.last {
+		return a.last < b.last
+	}
+	return a.pos > b.pos
+}
+
+// Len returns the number of resident blocks.
+func (p *HitDensity) Len() int { return len(p.res) }

@@ -1,0 +1,147 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+// Age buckets tile the ages without gaps: bucket i+1 starts where bucket i
+// ends, and ageWidth is the number of ages in each.
+func TestAgeBuckets(t *testing.T) {
+	start := int64(0)
+	for i := range ageBuckets - 1 {
+		w := int64(ageWidth(i))
+		if got := ageBucket(start); got != i {
+			t.Fatalf("age %d: bucket %d, want %d", start, got, i)
+		}
+		if got := ageBucket(start + w - 1); got != i {
+			t.Fatalf("age %d (last of bucket %d, width %d): bucket %d", start+w-1, i, w, got)
+		}
+		start += w
+	}
+	if got := ageBucket(1 << 62); got != ageBuckets-1 {
+		t.Fatalf("age 2^62: bucket %d, want the last, %d", got, ageBuckets-1)
+	}
+}
+
+// The model ranks by hits per unit of space-time: a class that is hit at
+// age 10 beats one that ends unhit at age 10, and a class hit at age 10
+// beats one hit at age 1000 as often.
+func TestDensityModel(t *testing.T) {
+	tests := []struct {
+		name       string
+		record     func(m *densityModel)
+		better     int // the class of higher density at age 0
+		worse      int
+		wantAbove0 bool // the better class's density is positive
+	}{
+		{
+			name: "hits beat ends",
+			record: func(m *densityModel) {
+				for range 100 {
+					m.hit(0, 10, 1)
+					m.end(1, 10, 1)
+				}
+			},
+			better: 0, worse: 1, wantAbove0: true,
+		},
+		{
+			name: "short reuse beats long reuse",
+			record: func(m *densityModel) {
+				for range 100 {
+					m.hit(0, 10, 1)
+					m.hit(1, 1000, 1)
+				}
+			},
+			better: 0, worse: 1, wantAbove0: true,
+		},
+		{
+			name: "frequent reuse beats rare reuse",
+			record: func(m *densityModel) {
+				for range 100 {
+					m.hit(0, 50, 1)
+					m.hit(1, 50, 1)
+					m.end(1, 50, 3)
+				}
+			},
+			better: 0, worse: 1, wantAbove0: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newDensityModel(2, 0.9, 0)
+			tc.record(&m)
+			m.refresh()
+			hi, lo := m.density(tc.better, 0), m.density(tc.worse, 0)
+			if hi <= lo || (tc.wantAbove0 && hi <= 0) {
+				t.Fatalf("density of class %d %.6g, of class %d %.6g: want the first higher and > 0",
+					tc.better, hi, tc.worse, lo)
+			}
+		})
+	}
+}
+
+// Before the model has learned anything every density is 0, so with
+// every resident block sampled the victim is the least recently used: LRU.
+func TestHitDensityUnlearnedIsLRU(t *testing.T) {
+	p := mustNew(t, "hit_density:samples=4096", Env{CapacityBlocks: 3, Seed: 1})
+	replay(t, p, 3, []step{acc(1), acc(2), acc(3), acc(1), acc(4, 2), acc(5, 3), acc(6, 1)})
+}
+
+// Blocks read by many requests are hit again, blocks read once never are:
+// once the model has learned that, victims are the once-read blocks, even
+// when a shared block is the least recently used. 16 shared blocks come
+// back every 32 accesses, between which 16 blocks are read once: LRU with
+// 20 blocks would miss every access.
+func TestHitDensityLearnsSharedBlocks(t *testing.T) {
+	const capacity = 20
+	p := mustNew(t, "hit_density:samples=4096,horizon=1", Env{CapacityBlocks: capacity, Seed: 1})
+	d := newUnitDriver(t, p, capacity)
+	shared := func(i int) BlockID { return BlockID(i % 16) }
+	next := BlockID(1000)
+	evictedShared := 0
+	for step := range 20000 {
+		id := shared(step)
+		if step%2 == 1 {
+			id, next = next, next+1 // a block read once
+		}
+		b := d.block(id)
+		b.Meta.RefCount = max(b.Meta.RefCount+1, 1)
+		for _, v := range d.access(id) {
+			if v < 16 && step > 10000 {
+				evictedShared++
+			}
+		}
+	}
+	if evictedShared != 0 {
+		t.Fatalf("after learning, %d shared blocks were evicted; want none", evictedShared)
+	}
+}
+
+// Bad parameters are refused with ErrBadParam.
+func TestHitDensityParams(t *testing.T) {
+	for _, spec := range []string{"hit_density:samples=0", "hit_density:decay=0", "hit_density:decay=1.5",
+		"hit_density:period=0", "hit_density:prior=-1", "hit_density:horizon=0", "hit_density:features=size",
+		"hit_density:features=reads+x"} {
+		if _, err := New(spec, Env{}); !errors.Is(err, ErrBadParam) {
+			t.Errorf("New(%q): %v, want ErrBadParam", spec, err)
+		}
+	}
+	if _, err := New("hit_density:features=none", Env{}); err != nil {
+		t.Errorf("features=none: %v", err)
+	}
+}
+
+// Forget drops every trace of a block: resident entries and ghosts.
+func TestHitDensityForget(t *testing.T) {
+	p := mustNew(t, "hit_density:horizon=1", Env{CapacityBlocks: 4, Seed: 1}).(*HitDensity)
+	d := newUnitDriver(t, p, 4)
+	d.run(1, 2, 3, 4, 5, 6, 7, 8, 1, 2)
+	for _, b := range d.blocks {
+		p.Forget(b)
+	}
+	if len(p.entries) != 0 || len(p.res) != 0 || len(p.ghosts) != 0 || p.gorder.len() != 0 {
+		t.Fatalf("after forgetting every block: %d entries, %d residents, %d ghosts (%d in order)",
+			len(p.entries), len(p.res), len(p.ghosts), p.gorder.len())
+	}
+}

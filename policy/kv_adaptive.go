@@ -1,0 +1,213 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+func init() {
+	Register(Info{
+		Name: "kv_adaptive",
+		Doc: "the recommended policy for KV traces: an expert mix by set dueling over whole-cache shadows " +
+			"(LRU, prefix_chain, hit_density and ARC by default); victims follow the expert whose shadow cache had the " +
+			"most recent hits; the first expert decides alone where the cache is fed without accesses",
+		Params: []Param{
+			{Name: "experts", Default: "lru+prefix_chain+hit_density+arc", Doc: "'+'-separated online policies " +
+				"with default parameters; the first leads until another one earns the lead, and decides alone where blocks " +
+				"come in without accesses"},
+			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
+				"accesses, > 0"},
+			{Name: "shadow", Default: "0", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
+				"(in blocks) the shadows see a sample of the blocks (by ID hash) at the same ratio, and victims " +
+				"come from the leader's own choice on the real cache; 0 or >= 16"},
+			{Name: "margin", Default: "1", Doc: "the leader changes when another shadow leads it by more than " +
+				"margin x sqrt(the leader's hits) (standard deviations of a Poisson count), >= 0"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			c := KVAdaptiveConfig{Experts: strings.Split(p.String("experts"), "+"), Window: p.Float("window"),
+				Margin: p.Float("margin"), Shadow: p.Int("shadow")}
+			p.Check(c.Shadow == 0 || c.Shadow >= 16, "shadow", "0 or an integer >= 16")
+			p.Check(c.Window > 0 && c.Window < 1e6, "window", "a factor > 0")
+			p.Check(c.Margin >= 0 && c.Margin < 1e6, "margin", "a factor >= 0")
+			if err := p.Err(); err != nil {
+				return nil, err
+			}
+			return NewKVAdaptive(c, env)
+		},
+	})
+}
+
+// KVAdaptiveConfig holds the parameters of kv_adaptive.
+type KVAdaptiveConfig struct {
+	Experts []string // registered online policies; the first runs alone when off
+	Window  float64  // hit counters' window in capacities of accesses
+	Margin  float64  // lead, in standard deviations, that changes the leader
+	Shadow  int      // most blocks a shadow holds; 0 no limit
+}
+
+// KVAdaptive is an expert mix for KV caches. Each expert (an online
+// policy) runs on a shadow cache of the real cache's capacity in blocks
+// that sees the real accesses (see shadowCache); hits are counted over a
+// decaying window of Window x capacity accesses. The leader changes when
+// another shadow leads it by more than Margin standard deviations of its
+// decayed hit count (sqrt of the count, at least guardMargin hits). The
+// real cache follows the leader: its victims are the blocks the leader's
+// shadow evicted that the real cache still holds, so its contents converge
+// to the leader's. This is set dueling (Qureshi et al., ISCA'07) with
+// whole-cache shadows, as regret_adaptive's guard does with two experts.
+//
+// Every expert also runs on the real cache (it sees the real events): when
+// the leader's shadow holds everything the real cache holds, or the
+// shadows only see a sample of the blocks (Shadow), the leader's real
+// instance picks the victim. Once a block is admitted without being
+// accessed just before (the daemon's planner, which admits blocks it
+// promoted) the shadows do not model the cache: they and every real
+// instance but the first expert's are freed, and the first expert decides
+// alone from then on.
+//
+// State: per expert its policy's state twice (real and shadow), a set of
+// the shadow's blocks and a ghost list of capacity IDs. Every event costs
+// the experts' costs twice over, O(log n) for the default experts.
+type KVAdaptive struct {
+	reals   []Policy // every expert on the real cache; reals[0] alone once off
+	real    Policy   // reals[0]
+	res     map[BlockID]struct{}
+	shadows []*shadowCache
+	leader  int
+	cfg     KVAdaptiveConfig
+	cap     blockCap
+	rate    uint64 // shadows see the blocks whose ID hash is 0 modulo rate
+	last    *Block
+	off     bool
+}
+
+// ErrBadExpert is returned for an expert kv_adaptive cannot use.
+var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies", ErrBadParam)
+
+// NewKVAdaptive returns a mix of the named experts.
+func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
+	p := &KVAdaptive{res: map[BlockID]struct{}{}, cfg: c, cap: newBlockCap(env), rate: 1}
+	if c.Shadow > 0 && env.CapacityBlocks > c.Shadow {
+		p.rate = uint64((env.CapacityBlocks + c.Shadow - 1) / c.Shadow)
+	}
+	for i, name := range c.Experts {
+		name = strings.TrimSpace(name)
+		info, err := Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %d: %w", i+1, err)
+		}
+		if info.Offline || info.Wrapper || info.Name == "kv_adaptive" {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, ErrBadExpert)
+		}
+		sh, err := New(name, env)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+		}
+		p.shadows = append(p.shadows, newShadowCache(sh))
+		r, err := New(name, env)
+		if err != nil {
+			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+		}
+		p.reals = append(p.reals, r)
+	}
+	if len(p.reals) == 0 {
+		return nil, fmt.Errorf("kv_adaptive: %w: no expert", ErrBadParam)
+	}
+	p.real = p.reals[0]
+	return p, nil
+}
+
+// Leader returns the index of the expert the real cache follows.
+func (p *KVAdaptive) Leader() int { return p.leader }
+
+// Access forwards the access to the real expert and replays it through
+// every shadow, then updates the leader.
+func (p *KVAdaptive) Access(b *Block, now Time) {
+	for _, r := range p.reals {
+		r.Access(b, now)
+	}
+	if p.off {
+		return
+	}
+	p.last = b
+	c := p.cap.get()
+	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
+	sampled := p.rate == 1 || sketchHash(b.ID)%p.rate == 0
+	for _, s := range p.shadows {
+		s.hits *= keep
+		if sampled {
+			s.access(b, now, max(c/int(p.rate), 1))
+		}
+	}
+	lead := p.shadows[p.leader].hits
+	margin := max(guardMargin, p.cfg.Margin*math.Sqrt(lead))
+	for i, s := range p.shadows {
+		if s.hits > lead+margin {
+			p.leader, lead = i, s.hits
+		}
+	}
+}
+
+// Admit forwards to the real expert. A block admitted without its access
+// just before turns the shadows off for good.
+func (p *KVAdaptive) Admit(b *Block, now Time) {
+	for _, r := range p.reals {
+		r.Admit(b, now)
+	}
+	p.res[b.ID] = struct{}{}
+	p.cap.observe(len(p.res))
+	if !p.off && p.last != b {
+		p.off, p.shadows, p.leader, p.reals = true, nil, 0, p.reals[:1]
+	}
+	p.last = nil
+}
+
+// Evict forwards to the real expert.
+func (p *KVAdaptive) Evict(b *Block, now Time) {
+	for _, r := range p.reals {
+		r.Evict(b, now)
+	}
+	delete(p.res, b.ID)
+}
+
+// Forget drops b from the real expert and every shadow.
+func (p *KVAdaptive) Forget(b *Block) {
+	for _, r := range p.reals {
+		r.Forget(b)
+	}
+	delete(p.res, b.ID)
+	for _, s := range p.shadows {
+		s.forget(b)
+	}
+	if p.last == b {
+		p.last = nil
+	}
+}
+
+// Update forwards a metadata change to the experts that react to one.
+func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
+	for _, r := range p.reals {
+		if u, ok := r.(Updater); ok {
+			u.Update(b, old, now)
+		}
+	}
+	for _, s := range p.shadows {
+		s.update(b, old, now)
+	}
+}
+
+// Victim returns the leader shadow's most recent eviction that the real
+// cache holds, else the real expert's victim.
+func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
+	if !p.off && p.rate == 1 {
+		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
+		if b, ok := p.shadows[p.leader].victim(resident); ok {
+			return b, true
+		}
+	}
+	return p.reals[p.leader].Victim(now)
+}
+
+// Len returns the number of resident blocks.
+func (p *KVAdaptive) Len() int { return p.real.Len() }

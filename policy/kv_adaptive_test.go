@@ -1,0 +1,134 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+// loopScan reads a hot set of 8 blocks 8 times, then the hot set between
+// scan blocks read once, so the hot blocks come back every 16 accesses:
+// with 12 blocks LRU misses every access after the warm-up while LFU keeps
+// the hot set. It returns the hits.
+func loopScan(d *unitDriver, steps int) (hits int) {
+	d.t.Helper()
+	for i := range 64 {
+		d.access(BlockID(i % 8))
+	}
+	next := BlockID(1000)
+	for step := range steps {
+		id := BlockID(step / 2 % 8)
+		if step%2 == 1 {
+			id, next = next, next+1
+		}
+		if d.s.Contains(id) {
+			hits++
+		}
+		d.access(id)
+	}
+	return hits
+}
+
+// The mix follows the expert whose shadow has more hits, and the real
+// cache then hits as that expert does.
+func TestKVAdaptiveFollowsLeader(t *testing.T) {
+	tests := []struct {
+		name    string
+		experts string
+		leader  int
+	}{
+		{"lfu second", "lru+lfu", 1},
+		{"lfu first", "lfu+lru", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const capacity, steps = 12, 4000
+			p := mustNew(t, "kv_adaptive:experts="+tc.experts, Env{CapacityBlocks: capacity}).(*KVAdaptive)
+			mix := loopScan(newUnitDriver(t, p, capacity), steps)
+			lfu := loopScan(newUnitDriver(t, mustNew(t, "lfu", Env{CapacityBlocks: capacity}), capacity), steps)
+			lru := loopScan(newUnitDriver(t, mustNew(t, "lru", Env{CapacityBlocks: capacity}), capacity), steps)
+			if lfu <= 2*lru {
+				t.Fatalf("the trace should favour lfu: lfu %d hits, lru %d", lfu, lru)
+			}
+			if p.Leader() != tc.leader {
+				t.Fatalf("leader %d, want %d (lfu); hits: mix %d, lfu %d, lru %d", p.Leader(), tc.leader, mix, lfu, lru)
+			}
+			if mix < lfu*9/10 {
+				t.Fatalf("mix %d hot hits, lfu %d: want at least 90%% of lfu's", mix, lfu)
+			}
+		})
+	}
+}
+
+// A block admitted without an access just before (the daemon's planner)
+// turns the shadows off: the first expert decides alone, exactly as it
+// would on its own.
+func TestKVAdaptiveOffIsFirstExpert(t *testing.T) {
+	mix := mustNew(t, "kv_adaptive:experts=lru+lfu", Env{CapacityBlocks: 4}).(*KVAdaptive)
+	lru := mustNew(t, "lru", Env{CapacityBlocks: 4})
+	blocks := make([]Block, 16)
+	for i := range blocks {
+		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+	}
+	now := Time(0)
+	for i := range 4 {
+		now++
+		mix.Admit(&blocks[i], now)
+		lru.Admit(&blocks[i], now)
+	}
+	if !mix.off || mix.shadows != nil || len(mix.reals) != 1 {
+		t.Fatalf("after admissions without accesses: off %v, %d shadows, %d experts", mix.off, len(mix.shadows),
+			len(mix.reals))
+	}
+	for i := 4; i < 16; i++ {
+		now++
+		mix.Access(&blocks[i%3], now)
+		lru.Access(&blocks[i%3], now)
+		a, _ := mix.Victim(now)
+		b, _ := lru.Victim(now)
+		if a != b {
+			t.Fatalf("step %d: mix victim %d, lru %d", i, a.ID, b.ID)
+		}
+		mix.Evict(a, now)
+		lru.Evict(b, now)
+		mix.Admit(&blocks[i], now)
+		lru.Admit(&blocks[i], now)
+	}
+}
+
+// Forget drops every trace of a block from the real experts and shadows.
+func TestKVAdaptiveForget(t *testing.T) {
+	p := mustNew(t, "kv_adaptive", Env{CapacityBlocks: 4, Seed: 1}).(*KVAdaptive)
+	d := newUnitDriver(t, p, 4)
+	d.run(1, 2, 3, 4, 5, 6, 1, 2, 7, 8)
+	for _, b := range d.blocks {
+		d.s.Forget(b)
+	}
+	if p.Len() != 0 || len(p.res) != 0 {
+		t.Fatalf("after forgetting every block: Len %d, %d residents", p.Len(), len(p.res))
+	}
+	for i, s := range p.shadows {
+		if len(s.held) != 0 || s.out.len() != 0 || s.pol.Len() != 0 {
+			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, len(s.held), s.out.len(),
+				s.pol.Len())
+		}
+	}
+}
+
+// Bad expert lists are refused.
+func TestKVAdaptiveParams(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want error
+	}{
+		{"kv_adaptive:experts=nosuch", ErrUnknownPolicy},
+		{"kv_adaptive:experts=lru+belady", ErrBadExpert},
+		{"kv_adaptive:experts=kv_adaptive", ErrBadExpert},
+		{"kv_adaptive:experts=streaming", ErrBadExpert},
+		{"kv_adaptive:window=0", ErrBadParam},
+		{"kv_adaptive:margin=-1", ErrBadParam},
+	} {
+		if _, err := New(tc.spec, Env{}); !errors.Is(err, tc.want) {
+			t.Errorf("New(%q): %v, want %v", tc.spec, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package policy
+
+// shadowCache simulates a cache of a fixed number of blocks managed by one
+// policy, holding no data: it sees the real cache's accesses, admits every
+// missed block and evicts the policy's victims. It counts its hits with an
+// exponentially decaying counter and remembers the blocks it evicted,
+// newest first, at most capacity of them, so a real cache following it
+// can evict the same blocks.
+type shadowCache struct {
+	pol  Policy
+	held map[BlockID]struct{}
+	out  idGhosts
+	hits float64
+}
+
+func newShadowCache(p Policy) *shadowCache {
+	return &shadowCache{pol: p, held: map[BlockID]struct{}{}, out: newIDGhosts()}
+}
+
+// access replays one access at capacity blocks; it reports a hit.
+func (s *shadowCache) access(b *Block, now Time, capacity int) bool {
+	_, hit := s.held[b.ID]
+	s.pol.Access(b, now)
+	if hit {
+		s.hits++
+		return true
+	}
+	for len(s.held) >= capacity {
+		v, ok := s.pol.Victim(now)
+		if !ok {
+			break
+		}
+		s.pol.Evict(v, now)
+		delete(s.held, v.ID)
+		s.out.add(&node{b: v}, capacity)
+	}
+	s.pol.Admit(b, now)
+	s.held[b.ID] = struct{}{}
+	s.out.drop(b.ID)
+	return false
+}
+
+// update forwards a metadata change to the shadow's policy.
+func (s *shadowCache) update(b *Block, old Meta, now Time) {
+	if u, ok := s.pol.(Updater); ok {
+		u.Update(b, old, now)
+	}
+}
+
+// forget drops b from the shadow.
+func (s *shadowCache) forget(b *Block) {
+	s.pol.Forget(b)
+	delete(s.held, b.ID)
+	s.out.drop(b.ID)
+}
+
+// victim returns the block the shadow evicted most recently that the real
+// cache still holds (resident reports that) and the shadow does not,
+// dropping entries that no longer qualify; false when there is none.
+func (s *shadowCache) victim(resident func(BlockID) bool) (*Block, bool) {
+	for n := s.out.order.front(); n != nil; n = s.out.order.front() {
+		if _, held := s.held[n.b.ID]; resident(n.b.ID) && !held {
+			return n.b, true
+		}
+		s.out.drop(n.b.ID)
+	}
+	return nil, false
+}
