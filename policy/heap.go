@@ -12,15 +12,23 @@ type item struct {
 	freq   float64 // access count or accumulated score
 	regret float64 // regret_aware's regret
 	last   int64   // logical step of the last access or of the eviction
+	owner  any     // the table holding the item, if any (see entryTable)
 }
 
-// minHeap is an indexed binary min-heap ordered by (rank, key, tie).
-type minHeap struct {
-	items []*item
+// heapEntry is a heap slot: a copy of its item's order (rank, key, tie)
+// next to the item, so sifting compares entries of one slice and touches
+// an item only to record its new position. 32 bytes: two children share a
+// cache line.
+type heapEntry struct {
+	key  float64
+	tie  int64
+	rank int32
+	it   *item
 }
 
-func (h *minHeap) less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
+func entryOf(it *item) heapEntry { return heapEntry{key: it.key, tie: it.tie, rank: it.rank, it: it} }
+
+func (a *heapEntry) less(b *heapEntry) bool {
 	if a.rank != b.rank {
 		return a.rank < b.rank
 	}
@@ -30,85 +38,110 @@ func (h *minHeap) less(i, j int) bool {
 	return a.tie < b.tie
 }
 
-func (h *minHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].index = i
-	h.items[j].index = j
+// minHeap is an indexed binary min-heap ordered by (rank, key, tie). It is
+// stored from index 1 (index 0 is unused), so the two children of a slot,
+// 2i and 2i+1, share a cache line; an item's index is its slot. The order
+// of an item in the heap is copied into its slot at push and fix: a
+// policy that changes an item's rank, key or tie calls fix (or removes
+// the item first).
+type minHeap struct {
+	items []heapEntry
 }
 
-func (h *minHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+// set stores e at slot i and records the position in its item.
+func (h *minHeap) set(i int, e heapEntry) {
+	h.items[i] = e
+	e.it.index = i
+}
+
+// up moves e, which belongs at slot i, toward the root.
+func (h *minHeap) up(i int, e heapEntry) {
+	for i > 1 {
+		p := i / 2
+		if !e.less(&h.items[p]) {
+			break
 		}
-		h.swap(i, p)
+		h.set(i, h.items[p])
 		i = p
 	}
+	h.set(i, e)
 }
 
-func (h *minHeap) down(i int) bool {
+// down moves e, which belongs at slot i, toward the leaves and reports
+// whether it moved.
+func (h *minHeap) down(i int, e heapEntry) bool {
 	start, n := i, len(h.items)
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 2 * i
+		if c >= n {
 			break
 		}
-		c := l
-		if r := l + 1; r < n && h.less(r, l) {
+		if r := c + 1; r < n && h.items[r].less(&h.items[c]) {
 			c = r
 		}
-		if !h.less(c, i) {
+		if !h.items[c].less(&e) {
 			break
 		}
-		h.swap(i, c)
+		h.set(i, h.items[c])
 		i = c
 	}
+	h.set(i, e)
 	return i > start
 }
 
 // push inserts it.
 func (h *minHeap) push(it *item) {
-	it.index = len(h.items)
-	h.items = append(h.items, it)
-	h.up(it.index)
+	if len(h.items) == 0 {
+		h.items = append(h.items, heapEntry{})
+	}
+	h.items = append(h.items, heapEntry{})
+	h.up(len(h.items)-1, entryOf(it))
 }
 
-// fix restores order after it's key or tie changed.
+// fix restores order after it's rank, key or tie changed.
 func (h *minHeap) fix(it *item) {
-	if !h.down(it.index) {
-		h.up(it.index)
+	i, e := it.index, entryOf(it)
+	if !h.down(i, e) {
+		h.up(i, e)
 	}
 }
 
 // remove deletes it from the heap.
 func (h *minHeap) remove(it *item) {
 	i, last := it.index, len(h.items)-1
-	if i != last {
-		h.swap(i, last)
-	}
-	h.items[last] = nil
+	e := h.items[last]
+	h.items[last] = heapEntry{}
 	h.items = h.items[:last]
-	if i != last {
-		h.fix(h.items[i])
+	if i != last && !h.down(i, e) {
+		h.up(i, e)
 	}
 	it.index = -1
 }
 
 // min returns the smallest item or nil.
 func (h *minHeap) min() *item {
-	if len(h.items) == 0 {
+	if len(h.items) < 2 {
 		return nil
 	}
-	return h.items[0]
+	return h.items[1].it
 }
 
 // len returns the number of items.
-func (h *minHeap) len() int { return len(h.items) }
+func (h *minHeap) len() int { return max(len(h.items)-1, 0) }
 
-// reheap restores order after many keys changed at once, in O(n).
+// each calls f for every item, in heap order (not sorted).
+func (h *minHeap) each(f func(*item)) {
+	for i := 1; i < len(h.items); i++ {
+		f(h.items[i].it)
+	}
+}
+
+// reheap restores order after many items' orders changed at once, in O(n).
 func (h *minHeap) reheap() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
-		h.down(i)
+	for i := 1; i < len(h.items); i++ {
+		h.items[i] = entryOf(h.items[i].it)
+	}
+	for i := (len(h.items) - 1) / 2; i >= 1; i-- {
+		h.down(i, h.items[i])
 	}
 }
