@@ -74,10 +74,10 @@ type Cacheus struct {
 // NewCacheus returns an empty CACHEUS policy.
 func NewCacheus(learningRate, discount float64, env Env) *Cacheus {
 	return &Cacheus{
-		cap:     newBlockCap(env),
-		learn:   newRegretLearner(learningRate, discount, env.Seed),
-		srFrac:  0.5,
-		prevLR:  learningRate,
+		cap:    newBlockCap(env),
+		learn:  newRegretLearner(learningRate, discount, env.Seed),
+		srFrac: 0.5,
+		prevLR: learningRate,
 	}
 }
 

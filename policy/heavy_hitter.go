@@ -42,11 +42,11 @@ type HeavyHitter struct {
 	scored   minHeap
 	recent   list
 	ghosts   list // ghost entries' nodes, newest eviction at the front
-	cap     blockCap
-	share   float64
-	history float64
-	step    int64
-	miss    missCount // of the last block accessed while not resident
+	cap      blockCap
+	share    float64
+	history  float64
+	step     int64
+	miss     missCount // of the last block accessed while not resident
 }
 
 type hhEntry struct {

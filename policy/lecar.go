@@ -47,8 +47,8 @@ type LeCaR struct {
 // NewLeCaR returns an empty LeCaR policy.
 func NewLeCaR(learningRate, discount float64, env Env) *LeCaR {
 	return &LeCaR{
-		cap:     newBlockCap(env),
-		learn:   newRegretLearner(learningRate, discount, env.Seed),
+		cap:   newBlockCap(env),
+		learn: newRegretLearner(learningRate, discount, env.Seed),
 	}
 }
 
