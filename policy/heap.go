@@ -38,14 +38,38 @@ func (a *heapEntry) less(b *heapEntry) bool {
 	return a.tie < b.tie
 }
 
-// minHeap is an indexed binary min-heap ordered by (rank, key, tie). It is
-// stored from index 1 (index 0 is unused), so the two children of a slot,
-// 2i and 2i+1, share a cache line; an item's index is its slot. The order
-// of an item in the heap is copied into its slot at push and fix: a
-// policy that changes an item's rank, key or tie calls fix (or removes
-// the item first).
+// minHeap is an indexed min-heap ordered by (rank, key, tie), binary by
+// default or 4-ary when quad is set before the first push. Its slots
+// start at index root (1 or 3; the slots before are unused) so that the
+// children of a slot share a cache line (binary: 2i and 2i+1) or an
+// aligned pair of lines (4-ary: 4i-8 to 4i-5); an item's index is its
+// slot. The order of an item in the heap is copied into its slot at push
+// and fix: a policy that changes an item's rank, key or tie calls fix (or
+// removes the item first).
+//
+// A binary heap resolves exact ties of (rank, key, tie) by its shape, so
+// policies whose ties can repeat keep it to keep their decisions; the
+// 4-ary heap halves the levels a removal sifts through, and gives the
+// same minimum whenever no two items tie (the tie is a unique step).
 type minHeap struct {
 	items []heapEntry
+	quad  bool
+}
+
+// root returns the slot of the minimum.
+func (h *minHeap) root() int {
+	if h.quad {
+		return 3
+	}
+	return 1
+}
+
+// parent returns the parent slot of slot i.
+func (h *minHeap) parent(i int) int {
+	if h.quad {
+		return (i + 8) / 4
+	}
+	return i / 2
 }
 
 // set stores e at slot i and records the position in its item.
@@ -56,8 +80,8 @@ func (h *minHeap) set(i int, e heapEntry) {
 
 // up moves e, which belongs at slot i, toward the root.
 func (h *minHeap) up(i int, e heapEntry) {
-	for i > 1 {
-		p := i / 2
+	for r := h.root(); i > r; {
+		p := h.parent(i)
 		if !e.less(&h.items[p]) {
 			break
 		}
@@ -70,6 +94,9 @@ func (h *minHeap) up(i int, e heapEntry) {
 // down moves e, which belongs at slot i, toward the leaves and reports
 // whether it moved.
 func (h *minHeap) down(i int, e heapEntry) bool {
+	if h.quad {
+		return h.down4(i, e)
+	}
 	start, n := i, len(h.items)
 	for {
 		c := 2 * i
@@ -89,10 +116,34 @@ func (h *minHeap) down(i int, e heapEntry) bool {
 	return i > start
 }
 
+// down4 is down for the 4-ary heap.
+func (h *minHeap) down4(i int, e heapEntry) bool {
+	start, n := i, len(h.items)
+	for {
+		first := 4*i - 8
+		if first >= n {
+			break
+		}
+		c := first
+		for j := first + 1; j < min(first+4, n); j++ {
+			if h.items[j].less(&h.items[c]) {
+				c = j
+			}
+		}
+		if !h.items[c].less(&e) {
+			break
+		}
+		h.set(i, h.items[c])
+		i = c
+	}
+	h.set(i, e)
+	return i > start
+}
+
 // push inserts it.
 func (h *minHeap) push(it *item) {
 	if len(h.items) == 0 {
-		h.items = append(h.items, heapEntry{})
+		h.items = append(h.items, make([]heapEntry, h.root())...)
 	}
 	h.items = append(h.items, heapEntry{})
 	h.up(len(h.items)-1, entryOf(it))
@@ -120,28 +171,29 @@ func (h *minHeap) remove(it *item) {
 
 // min returns the smallest item or nil.
 func (h *minHeap) min() *item {
-	if len(h.items) < 2 {
-		return nil
+	if r := h.root(); len(h.items) > r {
+		return h.items[r].it
 	}
-	return h.items[1].it
+	return nil
 }
 
 // len returns the number of items.
-func (h *minHeap) len() int { return max(len(h.items)-1, 0) }
+func (h *minHeap) len() int { return max(len(h.items)-h.root(), 0) }
 
 // each calls f for every item, in heap order (not sorted).
 func (h *minHeap) each(f func(*item)) {
-	for i := 1; i < len(h.items); i++ {
+	for i := h.root(); i < len(h.items); i++ {
 		f(h.items[i].it)
 	}
 }
 
 // reheap restores order after many items' orders changed at once, in O(n).
 func (h *minHeap) reheap() {
-	for i := 1; i < len(h.items); i++ {
+	r := h.root()
+	for i := r; i < len(h.items); i++ {
 		h.items[i] = entryOf(h.items[i].it)
 	}
-	for i := (len(h.items) - 1) / 2; i >= 1; i-- {
+	for i := h.parent(len(h.items) - 1); i >= r; i-- {
 		h.down(i, h.items[i])
 	}
 }

@@ -3,7 +3,8 @@ package policy
 // keyed holds the resident blocks of a score-based policy: one item per
 // block, found through the block's slot (or a map, see entryTable) and
 // ordered in a min-heap, so lookups are O(1) and key changes and victim
-// choice O(log n). Items are recycled, so admissions allocate nothing in
+// choice O(log n). The heap is 4-ary: every policy using keyed sets tie
+// to a fresh tick, so no two items tie. Items are recycled, so admissions allocate nothing in
 // the steady state. It also counts events: tick returns a logical step
 // that policies use as an exact recency order, independent of the unit of
 // Time.
@@ -30,7 +31,12 @@ func (k *keyed) get(b *Block) (*item, bool) { return k.items.get(b) }
 func (k *keyed) add(b *Block) *item { return k.items.add(b) }
 
 // push inserts an item returned by add into the heap.
-func (k *keyed) push(it *item) { k.h.push(it) }
+func (k *keyed) push(it *item) {
+	if len(k.h.items) == 0 {
+		k.h.quad = true
+	}
+	k.h.push(it)
+}
 
 // fix restores heap order after it's rank, key or tie changed.
 func (k *keyed) fix(it *item) { k.h.fix(it) }

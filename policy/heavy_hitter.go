@@ -67,6 +67,7 @@ func (e *hhEntry) setSlot(b *Block, owner any) {
 // history × capacity evicted blocks.
 func NewHeavyHitter(recent, history float64, env Env) *HeavyHitter {
 	return &HeavyHitter{
+		scored:  minHeap{quad: true}, // ties are unique steps
 		cap:     newBlockCap(env),
 		share:   recent,
 		history: history,

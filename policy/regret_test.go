@@ -127,7 +127,7 @@ func TestRegretRescale(t *testing.T) {
 		t.Fatalf("scale %v, want the capacity in blocks (100) within a quarter", p.scale)
 	}
 	min := p.k.h.min()
-	for _, e := range p.k.h.items[1:] {
+	for _, e := range p.k.h.items[p.k.h.root():] {
 		it := e.it
 		if e.key != it.key || e.tie != it.tie || e.rank != it.rank {
 			t.Fatalf("heap slot (%v, %d, %d) differs from its item (%v, %d, %d)", e.key, e.tie, e.rank, it.key, it.tie, it.rank)

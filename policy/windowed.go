@@ -57,7 +57,7 @@ func (e *windowedEntry) setSlot(b *Block, owner any) {
 
 // NewWindowed returns an empty windowed-recency policy.
 func NewWindowed(w recentWindow) *Windowed {
-	return &Windowed{wins: newSeqWindows(w)}
+	return &Windowed{h: minHeap{quad: true}, wins: newSeqWindows(w)} // ties are unique steps
 }
 
 func (p *Windowed) release(b *Block) {
