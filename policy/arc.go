@@ -37,7 +37,7 @@ const (
 // or the most blocks ever resident), |T1|+|B1| <= c and |T1|+|T2|+|B1|+|B2| <= 2c,
 // so at most c ghosts when the cache is full.
 type ARC struct {
-	nodes map[BlockID]*node
+	nodes nodeTable // residents and ghosts
 	lists [4]list
 	p     float64 // target size of T1 in blocks
 	cap   blockCap
@@ -48,7 +48,7 @@ type ARC struct {
 
 // NewARC returns an empty ARC policy.
 func NewARC(env Env) *ARC {
-	return &ARC{nodes: map[BlockID]*node{}, cap: newBlockCap(env)}
+	return &ARC{cap: newBlockCap(env)}
 }
 
 // P returns the current target size of T1 in blocks.
@@ -62,7 +62,7 @@ func (p *ARC) Sizes() (t1, t2, b1, b2 int) {
 // Access moves a resident block to the MRU end of T2 and adapts p on the
 // first access to a ghost.
 func (p *ARC) Access(b *Block, _ Time) {
-	n, ok := p.nodes[b.ID]
+	n, ok := p.nodes.get(b)
 	if !ok {
 		p.incomingB2 = false
 		return
@@ -96,14 +96,14 @@ func (p *ARC) move(n *node, q uint8) {
 
 // Admit inserts b into T2 if it is a ghost, else into T1.
 func (p *ARC) Admit(b *Block, _ Time) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		if n.queue == arcB1 || n.queue == arcB2 {
 			n.b, n.visited = b, false
 			p.move(n, arcT2)
 		}
 	} else {
-		n := &node{b: b, queue: arcT1}
-		p.nodes[b.ID] = n
+		n := p.nodes.add(b)
+		n.queue = arcT1
 		p.lists[arcT1].pushFront(n)
 	}
 	p.incomingB2 = false
@@ -113,7 +113,7 @@ func (p *ARC) Admit(b *Block, _ Time) {
 
 // Evict moves b from T1 to B1 or from T2 to B2.
 func (p *ARC) Evict(b *Block, _ Time) {
-	n, ok := p.nodes[b.ID]
+	n, ok := p.nodes.get(b)
 	if !ok {
 		return
 	}
@@ -149,12 +149,12 @@ func (p *ARC) trim() {
 
 func (p *ARC) drop(n *node) {
 	p.lists[n.queue].remove(n)
-	delete(p.nodes, n.b.ID)
+	p.nodes.remove(n)
 }
 
 // Forget removes b and its ghost.
 func (p *ARC) Forget(b *Block) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		p.drop(n)
 	}
 }

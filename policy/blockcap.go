@@ -61,6 +61,3 @@ func (g *idGhosts) take(id BlockID) (*node, bool) {
 
 // drop removes the ghost of id if there is one.
 func (g *idGhosts) drop(id BlockID) { g.take(id) }
-
-// len returns the number of ghosts.
-func (g *idGhosts) len() int { return g.order.len() }

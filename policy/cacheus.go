@@ -57,7 +57,7 @@ const (
 // O(log n)); Victim is O(1). State: one entry per resident block and at
 // most c history entries, c the capacity in blocks.
 type Cacheus struct {
-	entries map[BlockID]*xentry
+	entries xentries
 	sr, r   list
 	lfu     minHeap
 	cap     blockCap
@@ -74,11 +74,10 @@ type Cacheus struct {
 // NewCacheus returns an empty CACHEUS policy.
 func NewCacheus(learningRate, discount float64, env Env) *Cacheus {
 	return &Cacheus{
-		entries: map[BlockID]*xentry{},
-		cap:     newBlockCap(env),
-		learn:   newRegretLearner(learningRate, discount, env.Seed),
-		srFrac:  0.5,
-		prevLR:  learningRate,
+		cap:    newBlockCap(env),
+		learn:  newRegretLearner(learningRate, discount, env.Seed),
+		srFrac: 0.5,
+		prevLR: learningRate,
 	}
 }
 
@@ -107,7 +106,7 @@ func (p *Cacheus) adaptSR(delta float64) {
 func (p *Cacheus) Access(b *Block, _ Time) {
 	p.learn.request()
 	p.reqs++
-	if e, ok := p.entries[b.ID]; ok {
+	if e, ok := p.entries.get(b); ok {
 		e.it.freq++
 		if e.ghost {
 			if e.wasNew && !e.n.visited {
@@ -151,7 +150,9 @@ func (p *Cacheus) balance() {
 		p.r.remove(n)
 		n.queue = segSR
 		p.sr.pushFront(n)
-		p.entries[n.b.ID].demoted = true
+		if e, ok := p.entries.get(n.b); ok {
+			e.demoted = true
+		}
 		p.demoted++
 	}
 }
@@ -182,13 +183,12 @@ func (p *Cacheus) adaptLR() {
 // Admit inserts a new block into SR, a history entry into R.
 func (p *Cacheus) Admit(b *Block, _ Time) {
 	p.learn.pending = nil
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	q := segSR
 	switch {
 	case !ok:
-		e = &xentry{}
+		e = p.entries.add(b)
 		e.it.freq = 1
-		p.entries[b.ID] = e
 	case e.ghost:
 		p.learn.hist.remove(&e.n)
 		if e.wasNew {
@@ -221,7 +221,7 @@ func (p *Cacheus) unlink(e *xentry) {
 // Evict removes b and records it in the history under the expert that
 // chose it.
 func (p *Cacheus) Evict(b *Block, _ Time) {
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	if !ok || e.ghost {
 		return
 	}
@@ -233,16 +233,20 @@ func (p *Cacheus) Evict(b *Block, _ Time) {
 		p.newHist++
 	}
 	p.learn.remember(&e.n, by, p.cap.get(), func(old *node) {
-		if p.entries[old.b.ID].wasNew {
+		o, ok := p.entries.get(old.b)
+		if !ok {
+			return
+		}
+		if o.wasNew {
 			p.newHist--
 		}
-		delete(p.entries, old.b.ID)
+		p.entries.remove(o)
 	})
 }
 
 // Forget removes b and its history entry.
 func (p *Cacheus) Forget(b *Block) {
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	if !ok {
 		return
 	}
@@ -255,7 +259,7 @@ func (p *Cacheus) Forget(b *Block) {
 	} else {
 		p.unlink(e)
 	}
-	delete(p.entries, b.ID)
+	p.entries.remove(e)
 }
 
 // Victim draws an expert by weight and returns its proposal. Until the next

@@ -27,8 +27,8 @@ func TestCacheusSRLRU(t *testing.T) {
 	d.run(3)
 	// R holds at most c - 2 = 2: its LRU block 1 is demoted to SR's MRU end.
 	cacheusState(t, p, "R overflow", []BlockID{1, 4}, []BlockID{3, 2})
-	if !p.entries[1].demoted || p.demoted != 1 {
-		t.Fatalf("block 1 demoted=%v, %d demoted", p.entries[1].demoted, p.demoted)
+	if !xentryOf(t, &p.entries, d.block(1)).demoted || p.demoted != 1 {
+		t.Fatalf("block 1 demoted=%v, %d demoted", xentryOf(t, &p.entries, d.block(1)).demoted, p.demoted)
 	}
 	// A hit on the demoted block means R is too small: SR's target shrinks
 	// by max(1, new/demoted) = 1 block, R may hold 3.
@@ -50,16 +50,16 @@ func TestCacheusHistoryHitOfNewGrowsSR(t *testing.T) {
 	if len(ev) != 1 || (ev[0] != 1 && ev[0] != 4) {
 		t.Fatalf("evicted %v, want 1 or 4", ev)
 	}
-	if !p.entries[ev[0]].wasNew || p.newHist != 1 {
-		t.Fatalf("evicted block wasNew=%v, %d new in history", p.entries[ev[0]].wasNew, p.newHist)
+	if !xentryOf(t, &p.entries, d.block(ev[0])).wasNew || p.newHist != 1 {
+		t.Fatalf("evicted block wasNew=%v, %d new in history", xentryOf(t, &p.entries, d.block(ev[0])).wasNew, p.newHist)
 	}
 	before := p.srFrac
 	d.access(ev[0])
 	if p.srFrac != before+0.25 {
 		t.Fatalf("SR share %v after a history hit of a new block, want %v", p.srFrac, before+0.25)
 	}
-	if p.entries[ev[0]].n.queue != segR {
-		t.Fatalf("readmitted block in segment %d, want R", p.entries[ev[0]].n.queue)
+	if xentryOf(t, &p.entries, d.block(ev[0])).n.queue != segR {
+		t.Fatalf("readmitted block in segment %d, want R", xentryOf(t, &p.entries, d.block(ev[0])).n.queue)
 	}
 	if n := countNew(p); n != p.newHist {
 		t.Fatalf("%d new entries in history, counter says %d", n, p.newHist)
@@ -95,7 +95,7 @@ func TestCacheusRegretShiftsWeight(t *testing.T) {
 		t.Fatalf("evicted %v, want 1 or 8", ev)
 	}
 	v := d.block(ev[0])
-	by := p.entries[v.ID].n.queue
+	by := xentryOf(t, &p.entries, v).n.queue
 	if want := map[BlockID]uint8{1: expertRecency, 8: expertFrequency}[v.ID]; by != want {
 		t.Fatalf("history entry of %d blames expert %d, want %d", v.ID, by, want)
 	}
@@ -142,8 +142,8 @@ func TestCacheusAdaptLR(t *testing.T) {
 
 func countNew(p *Cacheus) int {
 	n := 0
-	for _, e := range p.entries {
-		if e.ghost && e.wasNew {
+	for g := p.learn.hist.back(); g != nil; g = p.learn.hist.prevOf(g) {
+		if e, ok := p.entries.get(g.b); ok && e.ghost && e.wasNew {
 			n++
 		}
 	}
@@ -158,13 +158,25 @@ func TestCacheusStateBounded(t *testing.T) {
 		d.access(BlockID(i*31+i/7) % 300)
 		h := p.learn.hist.len()
 		demoted := 0
-		for _, e := range p.entries {
-			if !e.ghost && e.demoted {
-				demoted++
+		for _, l := range []*list{&p.sr, &p.r} {
+			for n := l.back(); n != nil; n = l.prevOf(n) {
+				if e, ok := p.entries.get(n.b); ok && !e.ghost && e.demoted {
+					demoted++
+				}
 			}
 		}
-		if h > c || len(p.entries) != h+p.Len() || p.demoted != demoted || p.newHist != countNew(p) {
-			t.Fatalf("step %d: %d history, %d entries, %d resident, %d demoted, %d new", i, h, len(p.entries), p.Len(), p.demoted, p.newHist)
+		if h > c || p.entries.len() != h+p.Len() || p.demoted != demoted || p.newHist != countNew(p) {
+			t.Fatalf("step %d: %d history, %d entries, %d resident, %d demoted, %d new", i, h, p.entries.len(), p.Len(), p.demoted, p.newHist)
 		}
 	}
+}
+
+// xentryOf returns the entry of b, failing the test if b is not tracked.
+func xentryOf(t *testing.T, x *xentries, b *Block) *xentry {
+	t.Helper()
+	e, ok := x.get(b)
+	if !ok {
+		t.Fatalf("block %d not tracked", b.ID)
+	}
+	return e
 }

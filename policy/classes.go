@@ -24,7 +24,7 @@ type Classes struct{ rankedLRU }
 
 // NewClasses returns an empty tiered-classes policy.
 func NewClasses() *Classes {
-	return &Classes{rankedLRU{k: newKeyed(), order: func(it *item, _ Time, fresh bool) {
+	return &Classes{rankedLRU{order: func(it *item, _ Time, fresh bool) {
 		r := int32(it.b.Meta.Class.Rank())
 		if fresh || r < it.rank {
 			it.rank = r

@@ -41,7 +41,7 @@ type CostAware struct {
 
 // NewCostAware returns an empty cost-aware policy with the given size
 // exponent.
-func NewCostAware(sizeExp float64) *CostAware { return &CostAware{k: newKeyed(), sizeExp: sizeExp} }
+func NewCostAware(sizeExp float64) *CostAware { return &CostAware{sizeExp: sizeExp} }
 
 func (p *CostAware) rekey(it *item) {
 	size := math.Max(float64(it.b.Meta.Size), 1)
@@ -51,7 +51,7 @@ func (p *CostAware) rekey(it *item) {
 
 // Access counts an access and raises the block's key from the clock.
 func (p *CostAware) Access(b *Block, _ Time) {
-	it, ok := p.k.get(b.ID)
+	it, ok := p.k.get(b)
 	if !ok {
 		p.miss.miss(b.ID)
 		return
@@ -63,18 +63,19 @@ func (p *CostAware) Access(b *Block, _ Time) {
 
 // Admit inserts b with the accesses that missed (at least 1).
 func (p *CostAware) Admit(b *Block, _ Time) {
-	it := &item{b: b, freq: 1}
+	it := p.k.add(b)
+	it.freq = 1
 	if n := p.miss.take(b.ID); n > 1 {
 		it.freq = float64(n)
 	}
 	p.miss.reset()
 	p.rekey(it)
-	p.k.add(it)
+	p.k.push(it)
 }
 
 // Update recomputes the key of a resident block whose size changed.
 func (p *CostAware) Update(b *Block, old Meta, _ Time) {
-	if it, ok := p.k.get(b.ID); ok && b.Meta.Size != old.Size {
+	if it, ok := p.k.get(b); ok && b.Meta.Size != old.Size {
 		p.rekey(it)
 		p.k.fix(it)
 	}
@@ -82,19 +83,19 @@ func (p *CostAware) Update(b *Block, old Meta, _ Time) {
 
 // Evict removes b; if it was the victim, the clock rises to its key.
 func (p *CostAware) Evict(b *Block, _ Time) {
-	it, ok := p.k.get(b.ID)
+	it, ok := p.k.get(b)
 	if !ok {
 		return
 	}
 	if it == p.k.h.min() {
 		p.clock = max(p.clock, it.key)
 	}
-	p.k.remove(b.ID)
+	p.k.remove(b)
 }
 
 // Forget removes b.
 func (p *CostAware) Forget(b *Block) {
-	p.k.remove(b.ID)
+	p.k.remove(b)
 	p.miss.forget(b.ID)
 }
 

@@ -129,3 +129,13 @@ type xentry struct {
 	// SR as a new block (never reused) while a ghost.
 	demoted, wasNew bool
 }
+
+// xentry's block is it.b and its table it.owner (see entryTable).
+func (e *xentry) slotBlock() *Block { return e.it.b }
+func (e *xentry) slotOwner() any    { return e.it.owner }
+func (e *xentry) setSlot(b *Block, owner any) {
+	e.it.b, e.it.owner = b, owner
+}
+
+// xentries holds the xentries of LeCaR and CACHEUS.
+type xentries = entryTable[xentry, *xentry]

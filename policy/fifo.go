@@ -12,21 +12,19 @@ func init() {
 // reorder blocks. Every event is O(1). State: one node per resident block;
 // nothing is kept after eviction.
 type FIFO struct {
-	nodes map[BlockID]*node
+	nodes nodeTable
 	order list
 }
 
 // NewFIFO returns an empty FIFO policy.
-func NewFIFO() *FIFO { return &FIFO{nodes: map[BlockID]*node{}} }
+func NewFIFO() *FIFO { return &FIFO{} }
 
 // Access does nothing: FIFO ignores accesses.
 func (p *FIFO) Access(*Block, Time) {}
 
 // Admit inserts b as the newest block.
 func (p *FIFO) Admit(b *Block, _ Time) {
-	n := &node{b: b}
-	p.nodes[b.ID] = n
-	p.order.pushFront(n)
+	p.order.pushFront(p.nodes.add(b))
 }
 
 // Evict removes b.
@@ -34,9 +32,9 @@ func (p *FIFO) Evict(b *Block, _ Time) { p.Forget(b) }
 
 // Forget removes b.
 func (p *FIFO) Forget(b *Block) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		p.order.remove(n)
-		delete(p.nodes, b.ID)
+		p.nodes.remove(n)
 	}
 }
 
@@ -49,4 +47,4 @@ func (p *FIFO) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *FIFO) Len() int { return len(p.nodes) }
+func (p *FIFO) Len() int { return p.nodes.len() }

@@ -12,15 +12,23 @@ type item struct {
 	freq   float64 // access count or accumulated score
 	regret float64 // regret_aware's regret
 	last   int64   // logical step of the last access or of the eviction
+	owner  any     // the table holding the item, if any (see entryTable)
 }
 
-// minHeap is an indexed binary min-heap ordered by (rank, key, tie).
-type minHeap struct {
-	items []*item
+// heapEntry is a heap slot: a copy of its item's order (rank, key, tie)
+// next to the item, so sifting compares entries of one slice and touches
+// an item only to record its new position. 32 bytes: two children share a
+// cache line.
+type heapEntry struct {
+	key  float64
+	tie  int64
+	rank int32
+	it   *item
 }
 
-func (h *minHeap) less(i, j int) bool {
-	a, b := h.items[i], h.items[j]
+func entryOf(it *item) heapEntry { return heapEntry{key: it.key, tie: it.tie, rank: it.rank, it: it} }
+
+func (a *heapEntry) less(b *heapEntry) bool {
 	if a.rank != b.rank {
 		return a.rank < b.rank
 	}
@@ -30,85 +38,171 @@ func (h *minHeap) less(i, j int) bool {
 	return a.tie < b.tie
 }
 
-func (h *minHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.items[i].index = i
-	h.items[j].index = j
+// minHeap is an indexed min-heap ordered by (rank, key, tie), binary by
+// default or 4-ary when quad is set before the first push. Its slots
+// start at index root (1 or 3; the slots before are unused) so that the
+// children of a slot share a cache line (binary: 2i and 2i+1) or an
+// aligned pair of lines (4-ary: 4i-8 to 4i-5); an item's index is its
+// slot. The order of an item in the heap is copied into its slot at push
+// and fix: a policy that changes an item's rank, key or tie calls fix (or
+// removes the item first).
+//
+// A binary heap resolves exact ties of (rank, key, tie) by its shape, so
+// policies whose ties can repeat keep it to keep their decisions; the
+// 4-ary heap halves the levels a removal sifts through, and gives the
+// same minimum whenever no two items tie (the tie is a unique step).
+type minHeap struct {
+	items []heapEntry
+	quad  bool
+	touch int64 // sink of the binary down's early loads
 }
 
-func (h *minHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+// root returns the slot of the minimum.
+func (h *minHeap) root() int {
+	if h.quad {
+		return 3
+	}
+	return 1
+}
+
+// parent returns the parent slot of slot i.
+func (h *minHeap) parent(i int) int {
+	if h.quad {
+		return (i + 8) / 4
+	}
+	return i / 2
+}
+
+// set stores e at slot i and records the position in its item.
+func (h *minHeap) set(i int, e heapEntry) {
+	h.items[i] = e
+	e.it.index = i
+}
+
+// up moves e, which belongs at slot i, toward the root.
+func (h *minHeap) up(i int, e heapEntry) {
+	for r := h.root(); i > r; {
+		p := h.parent(i)
+		if !e.less(&h.items[p]) {
+			break
 		}
-		h.swap(i, p)
+		h.set(i, h.items[p])
 		i = p
 	}
+	h.set(i, e)
 }
 
-func (h *minHeap) down(i int) bool {
+// down moves e, which belongs at slot i, toward the leaves and reports
+// whether it moved.
+func (h *minHeap) down(i int, e heapEntry) bool {
+	if h.quad {
+		return h.down4(i, e)
+	}
 	start, n := i, len(h.items)
+	var touch int64
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := 2 * i
+		if c >= n {
 			break
 		}
-		c := l
-		if r := l + 1; r < n && h.less(r, l) {
+		// Load the grandchildren (4i to 4i+3, two lines) now, so that
+		// their misses overlap the choice between the children instead of
+		// following it: half the dependent misses, the same heap.
+		if g := 4 * i; g+2 < n {
+			touch += h.items[g].tie ^ h.items[g+2].tie
+		}
+		if r := c + 1; r < n && h.items[r].less(&h.items[c]) {
 			c = r
 		}
-		if !h.less(c, i) {
+		if !h.items[c].less(&e) {
 			break
 		}
-		h.swap(i, c)
+		h.set(i, h.items[c])
 		i = c
 	}
+	h.set(i, e)
+	h.touch = touch
+	return i > start
+}
+
+// down4 is down for the 4-ary heap.
+func (h *minHeap) down4(i int, e heapEntry) bool {
+	start, n := i, len(h.items)
+	for {
+		first := 4*i - 8
+		if first >= n {
+			break
+		}
+		c := first
+		for j := first + 1; j < min(first+4, n); j++ {
+			if h.items[j].less(&h.items[c]) {
+				c = j
+			}
+		}
+		if !h.items[c].less(&e) {
+			break
+		}
+		h.set(i, h.items[c])
+		i = c
+	}
+	h.set(i, e)
 	return i > start
 }
 
 // push inserts it.
 func (h *minHeap) push(it *item) {
-	it.index = len(h.items)
-	h.items = append(h.items, it)
-	h.up(it.index)
+	if len(h.items) == 0 {
+		h.items = append(h.items, make([]heapEntry, h.root())...)
+	}
+	h.items = append(h.items, heapEntry{})
+	h.up(len(h.items)-1, entryOf(it))
 }
 
-// fix restores order after it's key or tie changed.
+// fix restores order after it's rank, key or tie changed.
 func (h *minHeap) fix(it *item) {
-	if !h.down(it.index) {
-		h.up(it.index)
+	i, e := it.index, entryOf(it)
+	if !h.down(i, e) {
+		h.up(i, e)
 	}
 }
 
 // remove deletes it from the heap.
 func (h *minHeap) remove(it *item) {
 	i, last := it.index, len(h.items)-1
-	if i != last {
-		h.swap(i, last)
-	}
-	h.items[last] = nil
+	e := h.items[last]
+	h.items[last] = heapEntry{}
 	h.items = h.items[:last]
-	if i != last {
-		h.fix(h.items[i])
+	if i != last && !h.down(i, e) {
+		h.up(i, e)
 	}
 	it.index = -1
 }
 
 // min returns the smallest item or nil.
 func (h *minHeap) min() *item {
-	if len(h.items) == 0 {
-		return nil
+	if r := h.root(); len(h.items) > r {
+		return h.items[r].it
 	}
-	return h.items[0]
+	return nil
 }
 
 // len returns the number of items.
-func (h *minHeap) len() int { return len(h.items) }
+func (h *minHeap) len() int { return max(len(h.items)-h.root(), 0) }
 
-// reheap restores order after many keys changed at once, in O(n).
+// each calls f for every item, in heap order (not sorted).
+func (h *minHeap) each(f func(*item)) {
+	for i := h.root(); i < len(h.items); i++ {
+		f(h.items[i].it)
+	}
+}
+
+// reheap restores order after many items' orders changed at once, in O(n).
 func (h *minHeap) reheap() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
-		h.down(i)
+	r := h.root()
+	for i := r; i < len(h.items); i++ {
+		h.items[i] = entryOf(h.items[i].it)
+	}
+	for i := h.parent(len(h.items) - 1); i >= r; i-- {
+		h.down(i, h.items[i])
 	}
 }

@@ -32,24 +32,34 @@ func init() {
 // blocks leaving it rejoin the scored ones.
 //
 // Events are O(log n). State: one entry per resident block plus at most
-// history × capacity-in-blocks ghosts (an ID and a score each), dropped
-// oldest first.
+// history × capacity-in-blocks ghosts, dropped oldest first. A ghost keeps
+// its block's entry (found through the block's slot, like a resident's) in
+// a FIFO, and entries are recycled, so no event allocates once the table
+// has grown.
 type HeavyHitter struct {
-	entries map[BlockID]*hhEntry
-	scored  minHeap
-	recent  list
-	ghosts  idGhosts
-	cap     blockCap
-	share   float64
-	history float64
-	step    int64
-	miss    missCount // of the last block accessed while not resident
+	entries  entryTable[hhEntry, *hhEntry] // residents and ghosts
+	resident int
+	scored   minHeap
+	recent   list
+	ghosts   list // ghost entries' nodes, newest eviction at the front
+	cap      blockCap
+	share    float64
+	history  float64
+	step     int64
+	miss     missCount // of the last block accessed while not resident
 }
 
 type hhEntry struct {
 	it       item // in scored; key is the score, tie the last access step
-	n        node // in recent
+	n        node // in recent, or in ghosts once evicted
 	inRecent bool
+	ghost    bool // evicted; it.key holds the remembered score
+}
+
+func (e *hhEntry) slotBlock() *Block { return e.it.b }
+func (e *hhEntry) slotOwner() any    { return e.it.owner }
+func (e *hhEntry) setSlot(b *Block, owner any) {
+	e.it.b, e.it.owner = b, owner
 }
 
 // NewHeavyHitter returns an empty heavy-hitter policy that keeps a recent
@@ -57,8 +67,7 @@ type hhEntry struct {
 // history × capacity evicted blocks.
 func NewHeavyHitter(recent, history float64, env Env) *HeavyHitter {
 	return &HeavyHitter{
-		entries: map[BlockID]*hhEntry{},
-		ghosts:  newIDGhosts(),
+		scored:  minHeap{quad: true}, // ties are unique steps
 		cap:     newBlockCap(env),
 		share:   recent,
 		history: history,
@@ -69,8 +78,8 @@ func NewHeavyHitter(recent, history float64, env Env) *HeavyHitter {
 // recent; the access of a block not resident counts once it is admitted.
 func (p *HeavyHitter) Access(b *Block, _ Time) {
 	p.step++
-	e, ok := p.entries[b.ID]
-	if !ok {
+	e, ok := p.entries.get(b)
+	if !ok || e.ghost {
 		p.miss.miss(b.ID)
 		return
 	}
@@ -92,13 +101,19 @@ func (p *HeavyHitter) Access(b *Block, _ Time) {
 // Admit inserts b with its remembered score plus its accesses since.
 func (p *HeavyHitter) Admit(b *Block, _ Time) {
 	p.step++
-	e := &hhEntry{it: item{b: b, tie: p.step}, n: node{b: b}}
-	if g, ok := p.ghosts.take(b.ID); ok {
-		e.it.key = float64(g.freq)
+	var score float64
+	if g, ok := p.entries.get(b); ok {
+		if !g.ghost {
+			return
+		}
+		score = g.it.key
+		p.dropGhost(g)
 	}
+	e := p.entries.add(b)
+	e.n.b, e.it.tie, e.it.key = b, p.step, score
 	e.it.key += float64(p.miss.take(b.ID))
-	p.entries[b.ID] = e
-	p.cap.observe(len(p.entries))
+	p.resident++
+	p.cap.observe(p.resident)
 	if p.share > 0 {
 		e.inRecent = true
 		p.recent.pushFront(&e.n)
@@ -115,7 +130,7 @@ func (p *HeavyHitter) balance() {
 	for p.recent.len() > limit {
 		n := p.recent.back()
 		p.recent.remove(n)
-		e := p.entries[n.b.ID]
+		e, _ := p.entries.get(n.b)
 		e.inRecent = false
 		p.scored.push(&e.it)
 	}
@@ -123,33 +138,51 @@ func (p *HeavyHitter) balance() {
 
 // Evict removes b and remembers its score.
 func (p *HeavyHitter) Evict(b *Block, _ Time) {
-	e, ok := p.remove(b.ID)
-	if !ok {
+	e, ok := p.entries.get(b)
+	if !ok || e.ghost {
 		return
 	}
-	if limit := int(p.history * float64(p.cap.get())); limit > 0 {
-		p.ghosts.add(&node{b: b, freq: int64(e.it.key)}, limit)
+	p.unlink(e)
+	limit := int(p.history * float64(p.cap.get()))
+	if limit <= 0 {
+		p.entries.remove(e)
+		return
+	}
+	e.ghost, e.inRecent = true, false
+	e.it.key = float64(int64(e.it.key))
+	p.ghosts.pushFront(&e.n)
+	for p.ghosts.len() > limit {
+		g, _ := p.entries.get(p.ghosts.back().b)
+		p.dropGhost(g)
 	}
 }
 
-func (p *HeavyHitter) remove(id BlockID) (*hhEntry, bool) {
-	e, ok := p.entries[id]
-	if !ok {
-		return nil, false
-	}
+// unlink takes the resident entry e out of recent or scored.
+func (p *HeavyHitter) unlink(e *hhEntry) {
 	if e.inRecent {
 		p.recent.remove(&e.n)
 	} else {
 		p.scored.remove(&e.it)
 	}
-	delete(p.entries, id)
-	return e, true
+	p.resident--
+}
+
+// dropGhost forgets the ghost entry g.
+func (p *HeavyHitter) dropGhost(g *hhEntry) {
+	p.ghosts.remove(&g.n)
+	p.entries.remove(g)
 }
 
 // Forget removes b and its remembered score.
 func (p *HeavyHitter) Forget(b *Block) {
-	p.remove(b.ID)
-	p.ghosts.drop(b.ID)
+	if e, ok := p.entries.get(b); ok {
+		if e.ghost {
+			p.dropGhost(e)
+		} else {
+			p.unlink(e)
+			p.entries.remove(e)
+		}
+	}
 	p.miss.forget(b.ID)
 }
 
@@ -166,4 +199,4 @@ func (p *HeavyHitter) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *HeavyHitter) Len() int { return len(p.entries) }
+func (p *HeavyHitter) Len() int { return p.resident }

@@ -37,7 +37,7 @@ func init() {
 // State: one entry per resident block and at most c history entries, c the
 // capacity in blocks (Env.CapacityBlocks or the most blocks ever resident).
 type LeCaR struct {
-	entries map[BlockID]*xentry
+	entries xentries
 	lru     list
 	lfu     minHeap
 	cap     blockCap
@@ -47,9 +47,8 @@ type LeCaR struct {
 // NewLeCaR returns an empty LeCaR policy.
 func NewLeCaR(learningRate, discount float64, env Env) *LeCaR {
 	return &LeCaR{
-		entries: map[BlockID]*xentry{},
-		cap:     newBlockCap(env),
-		learn:   newRegretLearner(learningRate, discount, env.Seed),
+		cap:   newBlockCap(env),
+		learn: newRegretLearner(learningRate, discount, env.Seed),
 	}
 }
 
@@ -59,7 +58,7 @@ func (p *LeCaR) Weights() (lru, lfu float64) { return p.learn.w[0], p.learn.w[1]
 // Access counts an access; on a history entry it applies the regret.
 func (p *LeCaR) Access(b *Block, _ Time) {
 	p.learn.request()
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	if !ok {
 		return
 	}
@@ -76,12 +75,11 @@ func (p *LeCaR) Access(b *Block, _ Time) {
 // Admit inserts b, taking its frequency from its history entry if any.
 func (p *LeCaR) Admit(b *Block, _ Time) {
 	p.learn.pending = nil
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	switch {
 	case !ok:
-		e = &xentry{}
+		e = p.entries.add(b)
 		e.it.freq = 1
-		p.entries[b.ID] = e
 	case e.ghost:
 		p.learn.hist.remove(&e.n)
 		e.ghost = false
@@ -98,7 +96,7 @@ func (p *LeCaR) Admit(b *Block, _ Time) {
 // Evict removes b and records it in the history under the expert that
 // chose it.
 func (p *LeCaR) Evict(b *Block, _ Time) {
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	if !ok || e.ghost {
 		return
 	}
@@ -106,12 +104,16 @@ func (p *LeCaR) Evict(b *Block, _ Time) {
 	p.lru.remove(&e.n)
 	p.lfu.remove(&e.it)
 	e.ghost = true
-	p.learn.remember(&e.n, by, p.cap.get(), func(old *node) { delete(p.entries, old.b.ID) })
+	p.learn.remember(&e.n, by, p.cap.get(), func(old *node) {
+		if o, ok := p.entries.get(old.b); ok {
+			p.entries.remove(o)
+		}
+	})
 }
 
 // Forget removes b and its history entry.
 func (p *LeCaR) Forget(b *Block) {
-	e, ok := p.entries[b.ID]
+	e, ok := p.entries.get(b)
 	if !ok {
 		return
 	}
@@ -122,7 +124,7 @@ func (p *LeCaR) Forget(b *Block) {
 		p.lru.remove(&e.n)
 		p.lfu.remove(&e.it)
 	}
-	delete(p.entries, b.ID)
+	p.entries.remove(e)
 }
 
 // Victim draws an expert by weight and returns its proposal. Until the next

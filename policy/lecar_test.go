@@ -73,8 +73,8 @@ func TestLeCaRHistoryBounded(t *testing.T) {
 	d := newUnitDriver(t, p, c)
 	for i := range 5000 {
 		d.access(BlockID(i*31) % 200)
-		if h := p.learn.hist.len(); h > c || len(p.entries) != h+p.Len() {
-			t.Fatalf("step %d: %d history entries, %d entries, %d resident", i, h, len(p.entries), p.Len())
+		if h := p.learn.hist.len(); h > c || p.entries.len() != h+p.Len() {
+			t.Fatalf("step %d: %d history entries, %d entries, %d resident", i, h, p.entries.len(), p.Len())
 		}
 	}
 }

@@ -22,13 +22,13 @@ type LFU struct {
 }
 
 // NewLFU returns an empty LFU policy.
-func NewLFU() *LFU { return &LFU{k: newKeyed()} }
+func NewLFU() *LFU { return &LFU{} }
 
 // Access counts an access of a resident block and makes it the most recent
 // among blocks of its count.
 func (p *LFU) Access(b *Block, _ Time) {
 	step := p.k.tick()
-	it, ok := p.k.get(b.ID)
+	it, ok := p.k.get(b)
 	if !ok {
 		p.miss.miss(b.ID)
 		return
@@ -40,20 +40,21 @@ func (p *LFU) Access(b *Block, _ Time) {
 
 // Admit inserts b with a count of 1 if its miss was just seen, else 0.
 func (p *LFU) Admit(b *Block, _ Time) {
-	it := &item{b: b, tie: p.k.tick()}
+	it := p.k.add(b)
+	it.tie = p.k.tick()
 	if p.miss.take(b.ID) > 0 {
 		it.key = 1
 	}
 	p.miss.reset()
-	p.k.add(it)
+	p.k.push(it)
 }
 
 // Evict removes b.
-func (p *LFU) Evict(b *Block, _ Time) { p.k.remove(b.ID) }
+func (p *LFU) Evict(b *Block, _ Time) { p.k.remove(b) }
 
 // Forget removes b.
 func (p *LFU) Forget(b *Block) {
-	p.k.remove(b.ID)
+	p.k.remove(b)
 	p.miss.forget(b.ID)
 }
 

@@ -36,7 +36,7 @@ type Predictive struct{ rankedLRU }
 
 // NewPredictive returns an empty predictive policy.
 func NewPredictive() *Predictive {
-	return &Predictive{rankedLRU{k: newKeyed(), order: func(it *item, now Time, _ bool) {
+	return &Predictive{rankedLRU{order: func(it *item, now Time, _ bool) {
 		m := it.b.Meta
 		switch {
 		case m.Lifetime > 0 && !math.IsInf(m.Lifetime, 0) && !math.IsNaN(m.Lifetime):

@@ -77,13 +77,12 @@ type PrefixChainConfig struct {
 // classes: O(1).
 type PrefixChain struct {
 	cfg     PrefixChainConfig
-	items   map[BlockID]*item
-	classes [32]minHeap // chain blocks by sharing class; key = run start, tie = -Pos
+	entries entryTable[pcEntry, *pcEntry] // residents and ghosts
+	classes [32]minHeap                   // chain blocks by sharing class; key = run start, tie = -Pos
 	nchain  int
-	nodes   map[BlockID]*node
 	prob    list // probation, newest at the front
-	shared  idGhosts
-	private idGhosts
+	shared  list // ghosts of shared chain blocks, newest at the front
+	private list // ghosts of private chain blocks, newest at the front
 	share   float64
 	cap     blockCap
 	clock   int64
@@ -91,6 +90,29 @@ type PrefixChain struct {
 	runSeq   uint64
 	runNext  int32 // Pos that continues the run
 	runStart int64
+}
+
+// States of a pcEntry.
+const (
+	pcChain        uint8 = iota // resident, in classes[it.rank]
+	pcProbation                 // resident, in prob
+	pcSharedGhost               // evicted, in shared
+	pcPrivateGhost              // evicted, in private
+)
+
+// pcEntry is a block's state in prefix_chain, found through the block's
+// slot (see entryTable): a heap item while in the chains, a list node while
+// in probation or a ghost FIFO.
+type pcEntry struct {
+	it    item
+	n     node
+	state uint8
+}
+
+func (e *pcEntry) slotBlock() *Block { return e.it.b }
+func (e *pcEntry) slotOwner() any    { return e.it.owner }
+func (e *pcEntry) setSlot(b *Block, owner any) {
+	e.it.b, e.it.owner, e.n.b = b, owner, b
 }
 
 // Share bounds.
@@ -101,8 +123,7 @@ const (
 
 // NewPrefixChain returns an empty prefix-chain policy.
 func NewPrefixChain(c PrefixChainConfig, env Env) *PrefixChain {
-	return &PrefixChain{cfg: c, items: map[BlockID]*item{}, nodes: map[BlockID]*node{},
-		shared: newIDGhosts(), private: newIDGhosts(), share: c.Share, cap: newBlockCap(env), runNext: -1}
+	return &PrefixChain{cfg: c, share: c.Share, cap: newBlockCap(env), runNext: -1}
 }
 
 // Share returns the current lifetime bonus of shared blocks, in
@@ -131,88 +152,121 @@ func (p *PrefixChain) Access(b *Block, _ Time) {
 		p.runSeq, p.runStart = m.Seq, p.clock
 	}
 	p.runNext = m.Pos + 1
-	if n, ok := p.nodes[b.ID]; ok {
-		p.prob.remove(n)
-		delete(p.nodes, b.ID)
-		p.addChain(b)
+	e, ok := p.entries.get(b)
+	if !ok {
 		return
 	}
-	if it, ok := p.items[b.ID]; ok {
+	switch e.state {
+	case pcProbation:
+		p.prob.remove(&e.n)
+		p.addChain(e)
+	case pcChain:
+		it := &e.it
 		p.classes[it.rank].remove(it)
 		it.last, it.key, it.rank, it.tie = p.runStart, float64(p.runStart), sharingClass(m), -int64(m.Pos)
 		p.classes[it.rank].push(it)
-		return
-	}
-	if p.cfg.Adapt == 0 {
-		return
-	}
-	if _, ok := p.shared.take(b.ID); ok {
+	case pcSharedGhost:
 		p.share = min(p.share*(1+p.cfg.Adapt), maxShare)
-	} else if _, ok := p.private.take(b.ID); ok {
+		p.dropGhost(e)
+	case pcPrivateGhost:
 		p.share = max(p.share/(1+p.cfg.Adapt), minShare)
+		p.dropGhost(e)
 	}
 }
 
-func (p *PrefixChain) addChain(b *Block) {
-	it := &item{b: b, last: p.runStart, key: float64(p.runStart), rank: sharingClass(&b.Meta), tie: -int64(b.Meta.Pos)}
-	p.items[b.ID] = it
-	p.classes[it.rank].push(it)
+// addChain puts e's block in the chains as part of the current run.
+func (p *PrefixChain) addChain(e *pcEntry) {
+	m := &e.it.b.Meta
+	e.state = pcChain
+	e.it.last, e.it.key, e.it.rank, e.it.tie = p.runStart, float64(p.runStart), sharingClass(m), -int64(m.Pos)
+	p.classes[e.it.rank].push(&e.it)
 	p.nchain++
+}
+
+// dropGhost forgets the ghost entry g.
+func (p *PrefixChain) dropGhost(g *pcEntry) {
+	if g.state == pcSharedGhost {
+		p.shared.remove(&g.n)
+	} else {
+		p.private.remove(&g.n)
+	}
+	p.entries.remove(g)
 }
 
 // Admit inserts b into probation if it is a frontier block, else into the
 // chains as part of the current run.
 func (p *PrefixChain) Admit(b *Block, _ Time) {
-	p.shared.drop(b.ID)
-	p.private.drop(b.ID)
+	if g, ok := p.entries.get(b); ok {
+		if g.state == pcChain || g.state == pcProbation {
+			return
+		}
+		p.dropGhost(g)
+	}
+	e := p.entries.add(b)
 	if frontier(&b.Meta) {
-		n := &node{b: b}
-		p.nodes[b.ID] = n
-		p.prob.pushFront(n)
+		e.state = pcProbation
+		p.prob.pushFront(&e.n)
 	} else {
-		p.addChain(b)
+		p.addChain(e)
 	}
 	p.cap.observe(p.Len())
 }
 
 // Update moves a chain block whose sharing or position changed.
 func (p *PrefixChain) Update(b *Block, _ Meta, _ Time) {
-	if it, ok := p.items[b.ID]; ok {
+	if e, ok := p.entries.get(b); ok && e.state == pcChain {
+		it := &e.it
 		p.classes[it.rank].remove(it)
 		it.rank, it.tie = sharingClass(&b.Meta), -int64(b.Meta.Pos)
 		p.classes[it.rank].push(it)
 	}
 }
 
-// Evict removes b and remembers a chain block as a ghost.
-func (p *PrefixChain) Evict(b *Block, _ Time) {
-	it, ok := p.items[b.ID]
-	p.Forget(b)
-	if !ok || p.cfg.Adapt == 0 {
+// unlink takes the resident entry e out of the chains or probation.
+func (p *PrefixChain) unlink(e *pcEntry) {
+	if e.state == pcProbation {
+		p.prob.remove(&e.n)
 		return
 	}
-	g := &node{b: b}
-	if it.rank > 0 {
-		p.shared.add(g, p.cap.get())
-	} else {
-		p.private.add(g, p.cap.get())
+	p.classes[e.it.rank].remove(&e.it)
+	p.nchain--
+}
+
+// Evict removes b and remembers a chain block as a ghost.
+func (p *PrefixChain) Evict(b *Block, _ Time) {
+	e, ok := p.entries.get(b)
+	if !ok || e.state > pcProbation {
+		return
+	}
+	p.unlink(e)
+	if e.state != pcChain || p.cfg.Adapt == 0 {
+		p.entries.remove(e)
+		return
+	}
+	ghosts := &p.private
+	e.state = pcPrivateGhost
+	if e.it.rank > 0 {
+		ghosts, e.state = &p.shared, pcSharedGhost
+	}
+	ghosts.pushFront(&e.n)
+	for limit := p.cap.get(); ghosts.len() > limit; {
+		g, _ := p.entries.get(ghosts.back().b)
+		p.dropGhost(g)
 	}
 }
 
 // Forget removes b and its ghost.
 func (p *PrefixChain) Forget(b *Block) {
-	p.shared.drop(b.ID)
-	p.private.drop(b.ID)
-	if n, ok := p.nodes[b.ID]; ok {
-		p.prob.remove(n)
-		delete(p.nodes, b.ID)
+	e, ok := p.entries.get(b)
+	if !ok {
 		return
 	}
-	if it, ok := p.items[b.ID]; ok {
-		p.classes[it.rank].remove(it)
-		delete(p.items, b.ID)
-		p.nchain--
+	if e.state > pcProbation {
+		p.dropGhost(e)
+		return
 	}
+	p.unlink(e)
+	p.entries.remove(e)
 }
 
 // Victim returns the oldest probation block when probation is over its

@@ -17,7 +17,7 @@ type QoS struct{ rankedLRU }
 
 // NewQoS returns an empty QoS-aware policy.
 func NewQoS() *QoS {
-	return &QoS{rankedLRU{k: newKeyed(), order: func(it *item, _ Time, _ bool) {
+	return &QoS{rankedLRU{order: func(it *item, _ Time, _ bool) {
 		it.rank = int32(it.b.Meta.Priority)
 	}}}
 }

@@ -14,7 +14,7 @@ type rankedLRU struct {
 
 // Access makes a resident block the most recent in its rank.
 func (p *rankedLRU) Access(b *Block, now Time) {
-	if it, ok := p.k.get(b.ID); ok {
+	if it, ok := p.k.get(b); ok {
 		it.tie = p.k.tick()
 		p.order(it, now, false)
 		p.k.fix(it)
@@ -23,25 +23,26 @@ func (p *rankedLRU) Access(b *Block, now Time) {
 
 // Admit inserts b as the most recent block of its rank.
 func (p *rankedLRU) Admit(b *Block, now Time) {
-	it := &item{b: b, tie: p.k.tick()}
+	it := p.k.add(b)
+	it.tie = p.k.tick()
 	p.order(it, now, true)
-	p.k.add(it)
+	p.k.push(it)
 }
 
 // Update reorders a resident block whose metadata changed, keeping its
 // recency.
 func (p *rankedLRU) Update(b *Block, _ Meta, now Time) {
-	if it, ok := p.k.get(b.ID); ok {
+	if it, ok := p.k.get(b); ok {
 		p.order(it, now, false)
 		p.k.fix(it)
 	}
 }
 
 // Evict removes b.
-func (p *rankedLRU) Evict(b *Block, _ Time) { p.k.remove(b.ID) }
+func (p *rankedLRU) Evict(b *Block, _ Time) { p.k.remove(b) }
 
 // Forget removes b.
-func (p *rankedLRU) Forget(b *Block) { p.k.remove(b.ID) }
+func (p *rankedLRU) Forget(b *Block) { p.k.remove(b) }
 
 // Victim returns the least recent block of the lowest rank and key.
 func (p *rankedLRU) Victim(Time) (*Block, bool) { return p.k.victim() }

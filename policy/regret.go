@@ -76,7 +76,7 @@ type RegretConfig struct {
 type Regret struct {
 	cfg    RegretConfig
 	k      keyed // residents; key is the score, tie the event order
-	ghosts map[BlockID]*regretGhost
+	ghosts entryTable[regretGhost, *regretGhost]
 	order  list // ghosts, newest eviction at the front; node.at is the step
 	cap    blockCap
 	scale  float64   // steps over which recency grows by 1
@@ -89,11 +89,18 @@ type regretGhost struct {
 	n      node
 	freq   float64
 	regret float64
+	owner  any
+}
+
+func (g *regretGhost) slotBlock() *Block { return g.n.b }
+func (g *regretGhost) slotOwner() any    { return g.owner }
+func (g *regretGhost) setSlot(b *Block, owner any) {
+	g.n.b, g.owner = b, owner
 }
 
 // NewRegret returns an empty regret-aware policy.
 func NewRegret(c RegretConfig, env Env) *Regret {
-	p := &Regret{cfg: c, k: newKeyed(), ghosts: map[BlockID]*regretGhost{}, cap: newBlockCap(env)}
+	p := &Regret{cfg: c, cap: newBlockCap(env)}
 	switch {
 	case c.Window > 0:
 		p.scale = float64(c.Window)
@@ -114,7 +121,9 @@ func (p *Regret) rekey(it *item) {
 func (p *Regret) expire() {
 	for n := p.order.back(); n != nil && p.clock-n.at > int64(p.cfg.Horizon); n = p.order.back() {
 		p.order.remove(n)
-		delete(p.ghosts, n.b.ID)
+		if g, ok := p.ghosts.get(n.b); ok {
+			p.ghosts.remove(g)
+		}
 	}
 }
 
@@ -124,7 +133,7 @@ func (p *Regret) expire() {
 func (p *Regret) Access(b *Block, _ Time) {
 	p.clock++
 	p.expire()
-	if it, ok := p.k.get(b.ID); ok {
+	if it, ok := p.k.get(b); ok {
 		it.freq++
 		it.regret *= p.cfg.Decay
 		it.last = p.clock
@@ -133,7 +142,7 @@ func (p *Regret) Access(b *Block, _ Time) {
 		p.k.fix(it)
 		return
 	}
-	if g, ok := p.ghosts[b.ID]; ok {
+	if g, ok := p.ghosts.get(b); ok {
 		gap := p.clock - g.n.at
 		g.freq++
 		g.regret = g.regret*p.cfg.Decay + float64(int64(p.cfg.Horizon)-gap+1)/float64(p.cfg.Horizon)
@@ -145,16 +154,18 @@ func (p *Regret) Access(b *Block, _ Time) {
 // Admit inserts b with the frequency and regret it had as a ghost, or with
 // the accesses that missed.
 func (p *Regret) Admit(b *Block, _ Time) {
-	it := &item{b: b, last: p.clock, tie: p.k.tick()}
-	if g, ok := p.ghosts[b.ID]; ok {
-		it.freq, it.regret = g.freq, g.regret
+	var freq, regret float64
+	if g, ok := p.ghosts.get(b); ok {
+		freq, regret = g.freq, g.regret
 		p.order.remove(&g.n)
-		delete(p.ghosts, b.ID)
+		p.ghosts.remove(g)
 	} else {
-		it.freq = float64(p.miss.take(b.ID))
+		freq = float64(p.miss.take(b.ID))
 	}
+	it := p.k.add(b)
+	it.last, it.tie, it.freq, it.regret = p.clock, p.k.tick(), freq, regret
 	p.rekey(it)
-	p.k.add(it)
+	p.k.push(it)
 	p.cap.observe(p.k.len())
 	if p.auto && float64(p.cap.get()) > 1.25*p.scale {
 		p.rescale(float64(p.cap.get()))
@@ -164,30 +175,28 @@ func (p *Regret) Admit(b *Block, _ Time) {
 // rescale changes the recency window and recomputes every key in O(n).
 func (p *Regret) rescale(scale float64) {
 	p.scale = scale
-	for _, it := range p.k.h.items {
-		p.rekey(it)
-	}
+	p.k.h.each(p.rekey)
 	p.k.h.reheap()
 }
 
 // Evict removes b and remembers its frequency, regret and eviction step
 // for Horizon steps.
 func (p *Regret) Evict(b *Block, _ Time) {
-	it, ok := p.k.remove(b.ID)
+	it, ok := p.k.remove(b)
 	if !ok {
 		return
 	}
-	g := &regretGhost{n: node{b: b, at: p.clock}, freq: it.freq, regret: it.regret}
-	p.ghosts[b.ID] = g
+	g := p.ghosts.add(b)
+	g.n.at, g.freq, g.regret = p.clock, it.freq, it.regret
 	p.order.pushFront(&g.n)
 }
 
 // Forget drops b and its ghost.
 func (p *Regret) Forget(b *Block) {
-	p.k.remove(b.ID)
-	if g, ok := p.ghosts[b.ID]; ok {
+	p.k.remove(b)
+	if g, ok := p.ghosts.get(b); ok {
 		p.order.remove(&g.n)
-		delete(p.ghosts, b.ID)
+		p.ghosts.remove(g)
 	}
 	p.miss.forget(b.ID)
 }

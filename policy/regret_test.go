@@ -87,7 +87,7 @@ func TestRegretGhostsExpire(t *testing.T) {
 	}
 	// One eviction a step: the ghosts of the last horizon+1 evictions are
 	// kept (the newest was evicted at the current step).
-	if g := len(p.ghosts); g != 3 || p.order.len() != 3 {
+	if g := p.ghosts.len(); g != 3 || p.order.len() != 3 {
 		t.Fatalf("ghosts = %d (list %d), want 3", g, p.order.len())
 	}
 }
@@ -127,7 +127,11 @@ func TestRegretRescale(t *testing.T) {
 		t.Fatalf("scale %v, want the capacity in blocks (100) within a quarter", p.scale)
 	}
 	min := p.k.h.min()
-	for _, it := range p.k.h.items {
+	for _, e := range p.k.h.items[p.k.h.root():] {
+		it := e.it
+		if e.key != it.key || e.tie != it.tie || e.rank != it.rank {
+			t.Fatalf("heap slot (%v, %d, %d) differs from its item (%v, %d, %d)", e.key, e.tie, e.rank, it.key, it.tie, it.rank)
+		}
 		if it.key < min.key {
 			t.Fatalf("heap out of order: min key %v, item key %v", min.key, it.key)
 		}

@@ -22,6 +22,7 @@ func init() {
 const (
 	s3Small uint8 = iota
 	s3Main
+	s3Ghost // evicted from S, in G
 )
 
 // S3FIFO is S3-FIFO (Yang et al., "FIFO queues are all you need for cache
@@ -34,12 +35,13 @@ const (
 // the counter decremented.
 //
 // Victim is amortised O(1): every reinsertion consumes a hit. State: one
-// node per resident block plus G, which holds at most as many IDs as M's
-// share of the capacity (90%).
+// node per resident block plus G, which holds at most as many blocks as M's
+// share of the capacity (90%); a ghost keeps its block's node, found
+// through the block's slot like a resident's (see nodeTable).
 type S3FIFO struct {
-	nodes       map[BlockID]*node
+	nodes       nodeTable // residents and ghosts
 	small, main list
-	ghost       idGhosts
+	ghosts      list // G, newest at the front
 	cap         blockCap
 	smallShare  float64
 	threshold   int64
@@ -49,8 +51,6 @@ type S3FIFO struct {
 // and move threshold.
 func NewS3FIFO(smallShare float64, threshold int, env Env) *S3FIFO {
 	return &S3FIFO{
-		nodes:      map[BlockID]*node{},
-		ghost:      newIDGhosts(),
 		cap:        newBlockCap(env),
 		smallShare: smallShare,
 		threshold:  int64(threshold),
@@ -63,20 +63,26 @@ func (p *S3FIFO) Shape() (small float64, threshold int) { return p.smallShare, i
 
 // Access counts a hit on a resident block, saturating at 3.
 func (p *S3FIFO) Access(b *Block, _ Time) {
-	if n, ok := p.nodes[b.ID]; ok && n.freq < 3 {
+	if n, ok := p.nodes.get(b); ok && n.queue != s3Ghost && n.freq < 3 {
 		n.freq++
 	}
 }
 
 // Admit inserts b into M if it is a ghost, else into S.
 func (p *S3FIFO) Admit(b *Block, _ Time) {
-	n := &node{b: b, queue: s3Small}
-	if _, ok := p.ghost.take(b.ID); ok {
+	n, ok := p.nodes.get(b)
+	switch {
+	case !ok:
+		n = p.nodes.add(b)
+		n.queue = s3Small
+	case n.queue == s3Ghost:
+		p.ghosts.remove(n)
 		n.queue = s3Main
+	default:
+		return
 	}
-	p.nodes[b.ID] = n
 	p.queue(n.queue).pushFront(n)
-	p.cap.observe(len(p.nodes))
+	p.cap.observe(p.Len())
 }
 
 func (p *S3FIFO) queue(q uint8) *list {
@@ -88,15 +94,21 @@ func (p *S3FIFO) queue(q uint8) *list {
 
 // Evict removes b; a block leaving S is remembered in G.
 func (p *S3FIFO) Evict(b *Block, _ Time) {
-	n, ok := p.nodes[b.ID]
-	if !ok {
+	n, ok := p.nodes.get(b)
+	if !ok || n.queue == s3Ghost {
 		return
 	}
 	p.queue(n.queue).remove(n)
-	delete(p.nodes, b.ID)
-	if n.queue == s3Small {
-		n.freq = 0
-		p.ghost.add(n, p.ghostLimit())
+	if n.queue != s3Small {
+		p.nodes.remove(n)
+		return
+	}
+	n.freq, n.queue = 0, s3Ghost
+	p.ghosts.pushFront(n)
+	for limit := p.ghostLimit(); p.ghosts.len() > limit; {
+		old := p.ghosts.back()
+		p.ghosts.remove(old)
+		p.nodes.remove(old)
 	}
 }
 
@@ -105,11 +117,14 @@ func (p *S3FIFO) ghostLimit() int { return max(p.cap.get()-p.cap.share(p.smallSh
 
 // Forget removes b and its ghost.
 func (p *S3FIFO) Forget(b *Block) {
-	if n, ok := p.nodes[b.ID]; ok {
-		p.queue(n.queue).remove(n)
-		delete(p.nodes, b.ID)
+	if n, ok := p.nodes.get(b); ok {
+		if n.queue == s3Ghost {
+			p.ghosts.remove(n)
+		} else {
+			p.queue(n.queue).remove(n)
+		}
+		p.nodes.remove(n)
 	}
-	p.ghost.drop(b.ID)
 }
 
 // Victim evicts from S while S holds at least its share of the capacity,
@@ -141,4 +156,4 @@ func (p *S3FIFO) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *S3FIFO) Len() int { return len(p.nodes) }
+func (p *S3FIFO) Len() int { return p.small.len() + p.main.len() }

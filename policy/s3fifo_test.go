@@ -26,17 +26,17 @@ func TestS3FIFOSmallToMainAndGhost(t *testing.T) {
 	// M; 3 was not and is evicted into G.
 	d.expectEvicted(11, 3)
 	s3State(t, p, "after 11", []BlockID{11, 10, 9, 8, 7, 6, 5, 4}, []BlockID{2, 1})
-	if p.nodes[1].freq != 0 {
-		t.Fatalf("moved block kept counter %d, want 0", p.nodes[1].freq)
+	if s3Node(t, p, d.block(1)).freq != 0 {
+		t.Fatalf("moved block kept counter %d, want 0", s3Node(t, p, d.block(1)).freq)
 	}
 	d.expectEvicted(12, 4)
-	if _, ok := p.ghost.nodes[3]; !ok || p.ghost.len() != 2 {
-		t.Fatalf("G holds %d entries, want 3 and 4", p.ghost.len())
+	if got := idsOf(&p.ghosts); !slices.Equal(got, []BlockID{4, 3}) {
+		t.Fatalf("G holds %v, want 4 and 3", got)
 	}
 	// 3 is a ghost: the miss evicts S's tail and admits 3 into M.
 	d.expectEvicted(3, 5)
 	s3State(t, p, "after ghost hit on 3", []BlockID{12, 11, 10, 9, 8, 7, 6}, []BlockID{3, 2, 1})
-	if _, ok := p.ghost.nodes[3]; ok {
+	if s3Node(t, p, d.block(3)).queue == s3Ghost || !slices.Equal(idsOf(&p.ghosts), []BlockID{5, 4}) {
 		t.Fatal("readmitted block still in G")
 	}
 }
@@ -69,8 +69,8 @@ func TestS3FIFOMainReinsertion(t *testing.T) {
 	p.Access(blocks[1], 0)
 	victim("second", 2) // 1 reinserted with counter 1, 2 has none
 	s3State(t, p, "second", []BlockID{4}, []BlockID{1, 2})
-	if p.nodes[1].freq != 1 {
-		t.Fatalf("reinserted counter %d, want 1", p.nodes[1].freq)
+	if s3Node(t, p, blocks[1]).freq != 1 {
+		t.Fatalf("reinserted counter %d, want 1", s3Node(t, p, blocks[1]).freq)
 	}
 	victim("second again", 2) // Victim does not evict
 	p.Evict(blocks[2], 0)
@@ -90,7 +90,17 @@ func TestS3FIFOCounterSaturates(t *testing.T) {
 	for range 10 {
 		p.Access(b, 0)
 	}
-	if p.nodes[1].freq != 3 {
-		t.Fatalf("counter %d, want 3", p.nodes[1].freq)
+	if s3Node(t, p, b).freq != 3 {
+		t.Fatalf("counter %d, want 3", s3Node(t, p, b).freq)
 	}
+}
+
+// s3Node returns the node of b, failing the test if b is not tracked.
+func s3Node(t *testing.T, p *S3FIFO, b *Block) *node {
+	t.Helper()
+	n, ok := p.nodes.get(b)
+	if !ok {
+		t.Fatalf("block %d not tracked", b.ID)
+	}
+	return n
 }

@@ -52,10 +52,13 @@ func (m *seqMember) moved(meta Meta) bool {
 // Meta later names another sequence or position, its policy calls leave
 // and join again (see seqMember.moved). Blocks with SeqLen <= 0 carry no
 // sequence position and are never joined. State: one entry per sequence
-// with a joined block.
+// with a joined block; the states of sequences whose last block left are
+// recycled, with their window's slice, so a new sequence allocates nothing
+// once as many sequences as at the busiest time have come and gone.
 type seqWindows struct {
 	w    recentWindow
 	seqs map[uint64]*seqState
+	free []*seqState
 }
 
 func newSeqWindows(w recentWindow) seqWindows {
@@ -74,7 +77,7 @@ func (s *seqWindows) join(mem *seqMember, b *Block, watch bool, release func(*Bl
 	m := b.Meta
 	st, ok := s.seqs[m.Seq]
 	if !ok {
-		st = &seqState{seq: m.Seq}
+		st = s.newState(m.Seq)
 		s.seqs[m.Seq] = st
 	}
 	st.blocks++
@@ -100,8 +103,25 @@ func (s *seqWindows) leave(mem *seqMember) {
 	}
 	if st.blocks--; st.blocks <= 0 {
 		delete(s.seqs, st.seq)
+		s.free = append(s.free, st)
 	}
 	mem.st = nil
+}
+
+// newState returns an empty state for sequence seq, recycled if one is
+// free.
+func (s *seqWindows) newState(seq uint64) *seqState {
+	n := len(s.free)
+	if n == 0 {
+		return &seqState{seq: seq}
+	}
+	st := s.free[n-1]
+	s.free = s.free[:n-1]
+	win := st.window
+	clear(win.items)
+	win.items = win.items[:0]
+	*st = seqState{seq: seq, window: win}
+	return st
 }
 
 // observe learns the length of m's sequence, if it has resident blocks,

@@ -19,26 +19,24 @@ func init() {
 // Victim is amortised O(1): every bit it clears was set by a hit. State:
 // one node per resident block; nothing is kept after eviction.
 type SIEVE struct {
-	nodes map[BlockID]*node
+	nodes nodeTable
 	queue list
 	hand  *node
 }
 
 // NewSIEVE returns an empty SIEVE policy.
-func NewSIEVE() *SIEVE { return &SIEVE{nodes: map[BlockID]*node{}} }
+func NewSIEVE() *SIEVE { return &SIEVE{} }
 
 // Access marks a resident block visited.
 func (p *SIEVE) Access(b *Block, _ Time) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		n.visited = true
 	}
 }
 
 // Admit inserts b at the head (newest end), unvisited.
 func (p *SIEVE) Admit(b *Block, _ Time) {
-	n := &node{b: b}
-	p.nodes[b.ID] = n
-	p.queue.pushFront(n)
+	p.queue.pushFront(p.nodes.add(b))
 }
 
 // Evict removes b; if the hand is on it, the hand moves to the next newer
@@ -47,7 +45,7 @@ func (p *SIEVE) Evict(b *Block, _ Time) { p.Forget(b) }
 
 // Forget removes b.
 func (p *SIEVE) Forget(b *Block) {
-	n, ok := p.nodes[b.ID]
+	n, ok := p.nodes.get(b)
 	if !ok {
 		return
 	}
@@ -55,7 +53,7 @@ func (p *SIEVE) Forget(b *Block) {
 		p.hand = p.queue.prevOf(n)
 	}
 	p.queue.remove(n)
-	delete(p.nodes, b.ID)
+	p.nodes.remove(n)
 }
 
 // Victim moves the hand to the first unvisited block, clearing visited bits
@@ -79,4 +77,4 @@ func (p *SIEVE) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *SIEVE) Len() int { return len(p.nodes) }
+func (p *SIEVE) Len() int { return p.nodes.len() }

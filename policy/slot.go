@@ -7,7 +7,9 @@ package policy
 // the same time (a wrapper and its inner policy, two planners) keeps its
 // state in a map instead. A policy only trusts a slot that holds its own
 // state for that very *Block, so a slot left behind by a discarded policy
-// or a copied Block value is ignored, never misread.
+// or a copied Block value is ignored, never misread. nodeTable (list
+// policies) and entryTable (table.go: heap and ghost-keeping policies)
+// implement this.
 
 // nodeChunk is the number of nodes a nodeTable allocates at once.
 const nodeChunk = 256

@@ -61,6 +61,7 @@ type Streaming struct {
 	protected int32 // positions below are always protected
 	wins      seqWindows
 	in        map[BlockID]*streamEntry
+	free      []*streamEntry // entries of dropped blocks, recycled by Admit
 	now       Time
 }
 
@@ -142,7 +143,13 @@ func (p *Streaming) Access(b *Block, now Time) {
 // otherwise.
 func (p *Streaming) Admit(b *Block, now Time) {
 	p.now = now
-	e := &streamEntry{}
+	var e *streamEntry
+	if n := len(p.free); n > 0 {
+		e, p.free = p.free[n-1], p.free[:n-1]
+		*e = streamEntry{}
+	} else {
+		e = &streamEntry{}
+	}
 	p.in[b.ID] = e
 	if e.state = p.place(e, b); e.state == streamInner {
 		p.inner.Admit(b, now)
@@ -172,6 +179,7 @@ func (p *Streaming) drop(id BlockID) (*streamEntry, bool) {
 	}
 	p.wins.leave(&e.mem)
 	delete(p.in, id)
+	p.free = append(p.free, e) // readable until the next Admit
 	return e, true
 }
 

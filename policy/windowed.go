@@ -38,25 +38,32 @@ func windowParams(p *Params) (recentWindow, error) {
 // that sequence. Events are O(log n). State: one entry per resident block and one per sequence
 // with a resident block.
 type Windowed struct {
-	k    keyed
+	h    minHeap
 	wins seqWindows
-	in   map[BlockID]*windowedEntry
+	in   entryTable[windowedEntry, *windowedEntry]
+	step int64 // logical step: events so far
 }
 
 type windowedEntry struct {
-	it  item      // in k; rank 1 inside a window
+	it  item      // in h; rank 1 inside a window
 	mem seqMember // its sequence, when its Meta gives one
+}
+
+func (e *windowedEntry) slotBlock() *Block { return e.it.b }
+func (e *windowedEntry) slotOwner() any    { return e.it.owner }
+func (e *windowedEntry) setSlot(b *Block, owner any) {
+	e.it.b, e.it.owner = b, owner
 }
 
 // NewWindowed returns an empty windowed-recency policy.
 func NewWindowed(w recentWindow) *Windowed {
-	return &Windowed{k: newKeyed(), wins: newSeqWindows(w), in: map[BlockID]*windowedEntry{}}
+	return &Windowed{h: minHeap{quad: true}, wins: newSeqWindows(w)} // ties are unique steps
 }
 
 func (p *Windowed) release(b *Block) {
-	if e, ok := p.in[b.ID]; ok {
+	if e, ok := p.in.get(b); ok {
 		e.it.rank = 0
-		p.k.fix(&e.it)
+		p.h.fix(&e.it)
 	}
 }
 
@@ -68,14 +75,14 @@ func (p *Windowed) place(e *windowedEntry) {
 	if hasSeq(e.it.b.Meta) && p.wins.join(&e.mem, e.it.b, true, p.release) {
 		e.it.rank = 1
 	}
-	p.k.fix(&e.it)
+	p.h.fix(&e.it)
 }
 
 // learn takes in b's current metadata: a resident block that moved to
 // another sequence or position rejoins; otherwise its sequence's length is
 // updated.
 func (p *Windowed) learn(b *Block) (*windowedEntry, bool) {
-	e, ok := p.in[b.ID]
+	e, ok := p.in.get(b)
 	if ok && e.mem.moved(b.Meta) {
 		p.place(e)
 		return e, true
@@ -87,18 +94,20 @@ func (p *Windowed) learn(b *Block) (*windowedEntry, bool) {
 // Access makes a resident block the most recent of its group and learns
 // its sequence's length.
 func (p *Windowed) Access(b *Block, _ Time) {
-	tick := p.k.tick()
+	p.step++
+	tick := p.step
 	if e, ok := p.learn(b); ok {
 		e.it.tie = tick
-		p.k.fix(&e.it)
+		p.h.fix(&e.it)
 	}
 }
 
 // Admit inserts b as the most recent block of its group.
 func (p *Windowed) Admit(b *Block, _ Time) {
-	e := &windowedEntry{it: item{b: b, tie: p.k.tick()}}
-	p.in[b.ID] = e
-	p.k.add(&e.it)
+	p.step++
+	e := p.in.add(b)
+	e.it.tie = p.step
+	p.h.push(&e.it)
 	p.place(e)
 }
 
@@ -111,18 +120,23 @@ func (p *Windowed) Evict(b *Block, _ Time) { p.Forget(b) }
 
 // Forget removes b.
 func (p *Windowed) Forget(b *Block) {
-	e, ok := p.in[b.ID]
+	e, ok := p.in.get(b)
 	if !ok {
 		return
 	}
 	p.wins.leave(&e.mem)
-	p.k.remove(b.ID)
-	delete(p.in, b.ID)
+	p.h.remove(&e.it)
+	p.in.remove(e)
 }
 
 // Victim returns the least recently used block outside every window, or
 // inside one when no other is left.
-func (p *Windowed) Victim(Time) (*Block, bool) { return p.k.victim() }
+func (p *Windowed) Victim(Time) (*Block, bool) {
+	if it := p.h.min(); it != nil {
+		return it.b, true
+	}
+	return nil, false
+}
 
 // Len returns the number of resident blocks.
-func (p *Windowed) Len() int { return p.k.len() }
+func (p *Windowed) Len() int { return p.in.len() }

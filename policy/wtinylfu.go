@@ -44,7 +44,7 @@ const (
 // the sketch, 4w counters and 8w doorkeeper bits for w the capacity in
 // blocks rounded up to a power of two; nothing per evicted block.
 type WTinyLFU struct {
-	nodes                        map[BlockID]*node
+	nodes                        nodeTable
 	window, probation, protected list
 	sketch                       cmSketch
 	cap                          blockCap
@@ -56,7 +56,6 @@ type WTinyLFU struct {
 func NewWTinyLFU(window, protected float64, sample int, env Env) *WTinyLFU {
 	c := newBlockCap(env)
 	return &WTinyLFU{
-		nodes:          map[BlockID]*node{},
 		sketch:         newCMSketch(c.get(), sample),
 		cap:            c,
 		windowShare:    window,
@@ -84,7 +83,7 @@ func (p *WTinyLFU) move(n *node, q uint8) {
 // Access counts the access in the sketch and reorders a resident block.
 func (p *WTinyLFU) Access(b *Block, _ Time) {
 	p.sketch.increment(b.ID)
-	n, ok := p.nodes[b.ID]
+	n, ok := p.nodes.get(b)
 	if !ok {
 		return
 	}
@@ -108,13 +107,13 @@ func (p *WTinyLFU) mainCap() int   { return max(p.cap.get()-p.windowCap(), 1) }
 
 // Admit inserts b at the front of the window.
 func (p *WTinyLFU) Admit(b *Block, _ Time) {
-	if _, ok := p.nodes[b.ID]; ok {
+	if _, ok := p.nodes.get(b); ok {
 		return
 	}
-	n := &node{b: b, queue: wtWindow}
-	p.nodes[b.ID] = n
+	n := p.nodes.add(b)
+	n.queue = wtWindow
 	p.window.pushFront(n)
-	p.cap.observe(len(p.nodes))
+	p.cap.observe(p.nodes.len())
 	if c := p.cap.get(); !p.sketch.fits(c) {
 		p.sketch = newCMSketch(2*c, p.sample)
 	}
@@ -125,9 +124,9 @@ func (p *WTinyLFU) Evict(b *Block, _ Time) { p.Forget(b) }
 
 // Forget removes b; the sketch forgets it by ageing.
 func (p *WTinyLFU) Forget(b *Block) {
-	if n, ok := p.nodes[b.ID]; ok {
+	if n, ok := p.nodes.get(b); ok {
 		p.seg(n.queue).remove(n)
-		delete(p.nodes, b.ID)
+		p.nodes.remove(n)
 	}
 }
 
@@ -170,4 +169,4 @@ func (p *WTinyLFU) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (p *WTinyLFU) Len() int { return len(p.nodes) }
+func (p *WTinyLFU) Len() int { return p.nodes.len() }
