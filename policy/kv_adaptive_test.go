@@ -107,8 +107,8 @@ func TestKVAdaptiveForget(t *testing.T) {
 		t.Fatalf("after forgetting every block: Len %d, %d residents", p.Len(), len(p.res))
 	}
 	for i, s := range p.shadows {
-		if len(s.held) != 0 || s.out.len() != 0 || s.pol.Len() != 0 {
-			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, len(s.held), s.out.len(),
+		if len(s.held) != 0 || s.out.order.len() != 0 || s.pol.Len() != 0 {
+			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, len(s.held), s.out.order.len(),
 				s.pol.Len())
 		}
 	}
