@@ -160,15 +160,7 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	p.expireAbandoned()
 
 	bud := p.newBudget()
-	// Each promotion needs about one victim of its size: room for as many
-	// demotions as candidates, within the budget, spares the regrowth.
-	n := int64(len(cands))
-	if bud.limN {
-		n = min(n, bud.blocks)
-	}
-	if n > 0 {
-		pl.Demote = make([]Move, 0, n)
-	}
+	pl.presize(len(cands), &bud)
 	if !p.hold.Demote {
 		pl.Shortage = p.shed(&bud, now, pl)
 		pl.shed = len(pl.Demote)
@@ -178,6 +170,33 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 		cands = nil
 	}
 	order := p.selectBatch(cands, &bud, pl)
+	p.makeRoom(order, &bud, now, pl)
+	for _, n := range order {
+		p.commit(n, pl)
+	}
+	if !p.hold.Demote {
+		p.keepHeadroom(&bud, now, pl)
+	}
+	pl.listPromotions(cands)
+	return pl
+}
+
+// presize makes room in pl.Demote for about one victim a candidate (each
+// promotion needs about one victim of its size), within the budget, which
+// spares the regrowth.
+func (pl *Plan) presize(cands int, bud *budget) {
+	n := int64(cands)
+	if bud.limN {
+		n = min(n, bud.blocks)
+	}
+	if n > 0 {
+		pl.Demote = make([]Move, 0, n)
+	}
+}
+
+// makeRoom frees the room each tenant's selected promotions need: its own
+// blocks first, then other tenants' for the fast tier's shortage.
+func (p *Planner) makeRoom(order []*need, bud *budget, now policy.Time, pl *Plan) {
 	for _, n := range order {
 		pl.Shortage += max(n.quota, n.global)
 	}
@@ -186,24 +205,21 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 		want := max(n.quota, n.global)
 		// Room for pinned blocks is a class rule; for the others, a
 		// victim must be colder than the promotions (guard).
-		freed := p.evictOwn(n.t, min(want, n.pinnedBytes()), reasonFor(n), &bud, now, pl, noGuard)
-		freed += p.evictOwn(n.t, want-freed, reasonFor(n), &bud, now, pl, n.guard())
+		freed := p.evictOwn(n.t, min(want, n.pinnedBytes()), reasonFor(n), bud, now, pl, noGuard)
+		freed += p.evictOwn(n.t, want-freed, reasonFor(n), bud, now, pl, n.guard())
 		n.quota -= freed
 		n.global -= freed
 	}
 	for _, n := range order {
 		if n.global > 0 {
-			n.global -= p.evictOthers(n.t, n.global, ReasonCrossTenant, &bud, now, pl, n.guard())
+			n.global -= p.evictOthers(n.t, n.global, ReasonCrossTenant, bud, now, pl, n.guard())
 		}
 	}
-	for _, n := range order {
-		p.commit(n, pl)
-	}
-	if !p.hold.Demote {
-		p.keepHeadroom(&bud, now, pl)
-	}
-	// Candidates were never pending, so the pending ones are this plan's
-	// promotions, listed in rank order.
+}
+
+// listPromotions lists the candidates committed as promotions, in rank
+// order (candidates were never pending, so these are this plan's).
+func (pl *Plan) listPromotions(cands []cand) {
 	promoted := 0
 	for i := range cands {
 		if cands[i].promote {
@@ -222,7 +238,6 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 			pl.Promote = append(pl.Promote, Move{Block: c.b, Promote: true, Reason: r})
 		}
 	}
-	return pl
 }
 
 // guard is the heat a victim must stay below (by PromoteMin) to make room
@@ -277,52 +292,65 @@ func (p *Planner) selectBatch(cands []cand, bud *budget, pl *Plan) []*need {
 			pl.Deferred += len(cands) - i
 			break
 		}
-		size, t := c.size, c.ten
-		sel := p.selectionOf(t)
-		q, tf := sel.quota, sel.free
-		if (capB > 0 && size > capB) || (q > 0 && size > q) || sel.over {
+		sel := p.selectionOf(c.ten)
+		gShort, qShort, ok := p.shortfall(c, sel, capB, globalFree)
+		if !ok {
 			pl.Deferred++
 			continue
-		}
-		var gShort, qShort int64
-		if capB > 0 {
-			gShort = max(0, size-max(globalFree, 0))
-		}
-		if q > 0 {
-			qShort = max(0, size-max(tf, 0))
 		}
 		dem := max(gShort, qShort)
-		if dem > 0 && p.hold.Demote {
-			pl.Deferred++ // only promotions into free room
-			continue
-		}
 		victims := int64(0)
 		if dem > 0 {
-			victims = (dem + size - 1) / size
+			victims = (dem + c.size - 1) / c.size
 		}
-		if !bud.fits(size+dem, 1+victims) {
+		if !bud.fits(c.size+dem, 1+victims) {
 			pl.Deferred++
 			continue
 		}
-		bud.take(size+dem, 1+victims)
-		n := sel.need
-		if n == nil {
-			n = &need{t: t}
-			sel.need = n
-			order = append(order, n)
+		bud.take(c.size+dem, 1+victims)
+		if sel.need == nil {
+			sel.need = &need{t: c.ten}
+			order = append(order, sel.need)
 		}
-		n.batch = append(n.batch, c)
-		n.quota += qShort
-		n.global += gShort
-		n.reserve[0] += dem
-		n.reserve[1] += victims
-		globalFree -= size
-		sel.free = tf - size
+		sel.need.add(c, qShort, gShort, dem, victims)
+		globalFree -= c.size
+		sel.free -= c.size
 	}
 	for _, n := range order {
 		n.t.sel.need = nil // the needs are the caller's now
 	}
 	return order
+}
+
+// shortfall returns the room c's promotion lacks in the fast tier (g)
+// and in its tenant's quota (q), or false when it cannot be promoted in
+// this plan: larger than the tier or the quota, its tenant still over
+// its quota, or room to make while demotions are held.
+func (p *Planner) shortfall(c *cand, sel *selection, capB, globalFree int64) (g, q int64, ok bool) {
+	size, quota := c.size, sel.quota
+	if (capB > 0 && size > capB) || (quota > 0 && size > quota) || sel.over {
+		return 0, 0, false
+	}
+	if capB > 0 {
+		g = max(0, size-max(globalFree, 0))
+	}
+	if quota > 0 {
+		q = max(0, size-max(sel.free, 0))
+	}
+	if max(g, q) > 0 && p.hold.Demote {
+		return 0, 0, false // only promotions into free room
+	}
+	return g, q, true
+}
+
+// add records c as one of n's promotions with the room it lacks and the
+// budget reserved for its victims.
+func (n *need) add(c *cand, qShort, gShort, dem, victims int64) {
+	n.batch = append(n.batch, c)
+	n.quota += qShort
+	n.global += gShort
+	n.reserve[0] += dem
+	n.reserve[1] += victims
 }
 
 // selection is a tenant's state while selectBatch runs.
