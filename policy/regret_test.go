@@ -7,68 +7,71 @@ import (
 
 // The hand-worked keys below are FreqWeight*freq + Weight*regret +
 // last/window; steps count accesses.
+// regretCases are TestRegret's replays: each spec, capacity and the steps
+// with the victims they expect.
+var regretCases = []struct {
+	name  string
+	spec  string
+	cap   int64
+	steps []step
+}{
+	{
+		// Keys are 6*regret + last. 1 returns one step after its
+		// eviction: regret 1, key 6+4 = 10. It outlives 3, 4, 5, 6, 7
+		// and 8 (keys 3, 5, 6, 7, 8, 9) where LRU would evict it at
+		// step 6, and goes at step 11, tied with 9 (key 10) and older.
+		name: "regret anchors a block",
+		spec: "regret_aware:window=1,freq_weight=0", cap: 2,
+		steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(4, 3), acc(5, 4), acc(6, 5),
+			acc(7, 6), acc(8, 7), acc(9, 8), acc(10, 1)},
+	},
+	{
+		// Horizon 2: 1 returns at gap 2 and gets regret 1/2, key
+		// 3+5 = 8, and outlives 4, 5 and 6 (keys 4, 6, 7).
+		name: "regret shrinks with the gap",
+		spec: "regret_aware:window=1,freq_weight=0,horizon=2", cap: 2,
+		steps: []step{acc(1), acc(2), acc(3, 1), acc(4, 2), acc(1, 3), acc(5, 4), acc(6, 5),
+			acc(7, 6), acc(8, 1)},
+	},
+	{
+		// Horizon 2: 1 returns at gap 3, past the horizon: its ghost
+		// has expired, it starts afresh (key 6) and goes at step 8, as
+		// in LRU.
+		name: "no regret past the horizon",
+		spec: "regret_aware:window=1,freq_weight=0,horizon=2", cap: 2,
+		steps: []step{acc(1), acc(2), acc(3, 1), acc(4, 2), acc(5, 3), acc(1, 4), acc(6, 5),
+			acc(7, 1)},
+	},
+	{
+		// Decay 0.5: 1 gets regret 1 (key 10), then its hit at step 5
+		// halves it: key 3+5 = 8, so it goes at step 9 (tied with 6,
+		// older) instead of step 12.
+		name: "regret decays at each access",
+		spec: "regret_aware:window=1,freq_weight=0,decay=0.5", cap: 2,
+		steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(1), acc(4, 3), acc(5, 4),
+			acc(6, 5), acc(7, 1)},
+	},
+	{
+		// Keys 1.5*freq + last/2: 1 reaches 3+1 = 4 and survives 2
+		// (3) and 3 (3.5), then ties 4 (1.5+2.5) and, older, goes.
+		name: "frequency",
+		spec: "regret_aware:weight=0,window=2", cap: 2,
+		steps: []step{acc(1), acc(1), acc(2), acc(3, 2), acc(4, 3), acc(5, 1)},
+	},
+	{
+		// With the defaults and a capacity of 2 blocks (window 2) 1's
+		// regret (6, at gap 1) and second access (1.5) are worth 15
+		// steps of recency: key 11 against 1.5+step/2 for newcomers,
+		// so it outlives 2..7 where LRU would evict it at step 6.
+		name: "defaults",
+		spec: "regret_aware", cap: 2,
+		steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(4, 3), acc(5, 4), acc(6, 5),
+			acc(7, 6), acc(8, 7)},
+	},
+}
+
 func TestRegret(t *testing.T) {
-	tests := []struct {
-		name  string
-		spec  string
-		cap   int64
-		steps []step
-	}{
-		{
-			// Keys are 6*regret + last. 1 returns one step after its
-			// eviction: regret 1, key 6+4 = 10. It outlives 3, 4, 5, 6, 7
-			// and 8 (keys 3, 5, 6, 7, 8, 9) where LRU would evict it at
-			// step 6, and goes at step 11, tied with 9 (key 10) and older.
-			name: "regret anchors a block",
-			spec: "regret_aware:window=1,freq_weight=0", cap: 2,
-			steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(4, 3), acc(5, 4), acc(6, 5),
-				acc(7, 6), acc(8, 7), acc(9, 8), acc(10, 1)},
-		},
-		{
-			// Horizon 2: 1 returns at gap 2 and gets regret 1/2, key
-			// 3+5 = 8, and outlives 4, 5 and 6 (keys 4, 6, 7).
-			name: "regret shrinks with the gap",
-			spec: "regret_aware:window=1,freq_weight=0,horizon=2", cap: 2,
-			steps: []step{acc(1), acc(2), acc(3, 1), acc(4, 2), acc(1, 3), acc(5, 4), acc(6, 5),
-				acc(7, 6), acc(8, 1)},
-		},
-		{
-			// Horizon 2: 1 returns at gap 3, past the horizon: its ghost
-			// has expired, it starts afresh (key 6) and goes at step 8, as
-			// in LRU.
-			name: "no regret past the horizon",
-			spec: "regret_aware:window=1,freq_weight=0,horizon=2", cap: 2,
-			steps: []step{acc(1), acc(2), acc(3, 1), acc(4, 2), acc(5, 3), acc(1, 4), acc(6, 5),
-				acc(7, 1)},
-		},
-		{
-			// Decay 0.5: 1 gets regret 1 (key 10), then its hit at step 5
-			// halves it: key 3+5 = 8, so it goes at step 9 (tied with 6,
-			// older) instead of step 12.
-			name: "regret decays at each access",
-			spec: "regret_aware:window=1,freq_weight=0,decay=0.5", cap: 2,
-			steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(1), acc(4, 3), acc(5, 4),
-				acc(6, 5), acc(7, 1)},
-		},
-		{
-			// Keys 1.5*freq + last/2: 1 reaches 3+1 = 4 and survives 2
-			// (3) and 3 (3.5), then ties 4 (1.5+2.5) and, older, goes.
-			name: "frequency",
-			spec: "regret_aware:weight=0,window=2", cap: 2,
-			steps: []step{acc(1), acc(1), acc(2), acc(3, 2), acc(4, 3), acc(5, 1)},
-		},
-		{
-			// With the defaults and a capacity of 2 blocks (window 2) 1's
-			// regret (6, at gap 1) and second access (1.5) are worth 15
-			// steps of recency: key 11 against 1.5+step/2 for newcomers,
-			// so it outlives 2..7 where LRU would evict it at step 6.
-			name: "defaults",
-			spec: "regret_aware", cap: 2,
-			steps: []step{acc(1), acc(2), acc(3, 1), acc(1, 2), acc(4, 3), acc(5, 4), acc(6, 5),
-				acc(7, 6), acc(8, 7)},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range regretCases {
 		t.Run(tt.name, func(t *testing.T) {
 			replay(t, mustNew(t, tt.spec, Env{CapacityBlocks: int(tt.cap)}), tt.cap, tt.steps)
 		})
