@@ -56,7 +56,8 @@ func (b *bucket) affordable(ctx context.Context, want int64) int64 {
 	}
 	now := time.Now()
 	b.refill(now)
-	can := b.tokens + dl.Sub(now).Seconds()*b.rate
+	// A deadline already past adds nothing: it takes no tokens away.
+	can := b.tokens + max(dl.Sub(now), 0).Seconds()*b.rate
 	if can <= 0 {
 		return 0
 	}

@@ -41,7 +41,7 @@ func TestAllowance(t *testing.T) {
 		name     string
 		budgets  Budgets
 		used     int
-		deadline time.Duration // 0: none
+		deadline time.Duration // 0: none; negative: already passed
 		want     int
 		wantStop bool
 	}{
@@ -51,6 +51,7 @@ func TestAllowance(t *testing.T) {
 		{"rate without deadline waits", Budgets{BytesPerSec: 1, Burst: 1}, 0, 0, 100, false},
 		{"rate before deadline", Budgets{BytesPerSec: int64(PageSize), Burst: int64(10 * PageSize)}, 0, time.Hour, 100, false},
 		{"rate past deadline", Budgets{BytesPerSec: 1, Burst: int64(10 * PageSize)}, 0, time.Millisecond, 10, true},
+		{"deadline already passed", Budgets{BytesPerSec: 1, Burst: int64(10 * PageSize)}, 0, -time.Second, 10, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestAllowance(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			if tt.deadline > 0 {
+			if tt.deadline != 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, tt.deadline)
 				defer cancel()
