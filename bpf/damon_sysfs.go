@@ -92,6 +92,7 @@ func (d *damonAdmin) readThreadCPU() {
 	st, err := numa.ReadStat(d.procRoot, d.thread.pid)
 	if err != nil || !strings.HasPrefix(st.Comm, "kdamond") {
 		d.endThread()
+		d.thread.read = d.now() // read again in cpuRefresh, not at every cpu
 		return
 	}
 	d.thread.cpu = st.CPU()

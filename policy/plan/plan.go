@@ -160,14 +160,14 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	p.expireAbandoned()
 
 	bud := p.newBudget()
-	pl.presize(len(cands), &bud)
-	if !p.hold.Demote {
-		pl.Shortage = p.shed(&bud, now, pl)
-		pl.shed = len(pl.Demote)
-	}
 	if p.hold.Promote {
 		pl.Deferred += len(cands)
 		cands = nil
+	}
+	if !p.hold.Demote {
+		pl.presize(len(cands), &bud)
+		pl.Shortage = p.shed(&bud, now, pl)
+		pl.shed = len(pl.Demote)
 	}
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)

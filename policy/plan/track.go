@@ -22,7 +22,9 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	slot := p.ents.alloc()
 	e := p.ents.at(slot) // zero but for gone (see retire)
 	e.b, e.ten, e.bucket, e.fast, e.gone = b, t, bucketOf(&b.Meta), fast, false
-	e.last, e.trackedAt = now, uint32(p.epoch+1)
+	// Heat counts from now: an entry's heatEpoch of 0 would read as a
+	// later epoch than the planner's once the planner is past 2^31.
+	e.last, e.trackedAt, e.heatEpoch = now, uint32(p.epoch+1), uint32(p.epoch)
 	p.policyFor(t, e.bucket)
 	p.ids.put(b.ID, slot)
 	t.blocks++
