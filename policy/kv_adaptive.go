@@ -72,7 +72,7 @@ type KVAdaptiveConfig struct {
 type KVAdaptive struct {
 	reals   []Policy // every expert on the real cache; reals[0] alone once off
 	real    Policy   // reals[0]
-	res     map[BlockID]struct{}
+	res     map[BlockID]*Block // the real cache's residents
 	shadows []*shadowCache
 	leader  int
 	cfg     KVAdaptiveConfig
@@ -87,7 +87,7 @@ var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies"
 
 // NewKVAdaptive returns a mix of the named experts.
 func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
-	p := &KVAdaptive{res: map[BlockID]struct{}{}, cfg: c, cap: newBlockCap(env), rate: 1}
+	p := &KVAdaptive{res: map[BlockID]*Block{}, cfg: c, cap: newBlockCap(env), rate: 1}
 	if c.Shadow > 0 && env.CapacityBlocks > c.Shadow {
 		p.rate = uint64((env.CapacityBlocks + c.Shadow - 1) / c.Shadow)
 	}
@@ -155,12 +155,31 @@ func (p *KVAdaptive) Admit(b *Block, now Time) {
 	for _, r := range p.reals {
 		r.Admit(b, now)
 	}
-	p.res[b.ID] = struct{}{}
+	p.res[b.ID] = b
 	p.cap.observe(len(p.res))
 	if !p.off && p.last != b {
-		p.off, p.shadows, p.leader, p.reals = true, nil, 0, p.reals[:1]
+		p.turnOff()
 	}
 	p.last = nil
+}
+
+// turnOff leaves the first expert alone on the real cache. The shadows
+// and the other experts forget the blocks they hold first, so that no
+// block's slot keeps the state of a discarded policy (the first expert
+// would then find its own through a map, and the discarded policies would
+// stay in memory). The other experts' ghosts of blocks no longer resident
+// and not among the shadows' evictions are not reachable from here: their
+// slots are ignored (slot.go) until those blocks are forgotten.
+func (p *KVAdaptive) turnOff() {
+	for _, s := range p.shadows {
+		s.drop()
+	}
+	for _, r := range p.reals[1:] {
+		for _, b := range p.res {
+			r.Forget(b)
+		}
+	}
+	p.off, p.shadows, p.leader, p.reals = true, nil, 0, p.reals[:1]
 }
 
 // Evict forwards to the real expert.

@@ -106,6 +106,11 @@ func TestKVAdaptiveForget(t *testing.T) {
 	if p.Len() != 0 || len(p.res) != 0 {
 		t.Fatalf("after forgetting every block: Len %d, %d residents", p.Len(), len(p.res))
 	}
+	for i, r := range p.reals {
+		if r.Len() != 0 {
+			t.Fatalf("after forgetting every block: expert %d holds %d residents", i, r.Len())
+		}
+	}
 	for i, s := range p.shadows {
 		if len(s.held) != 0 || s.out.order.len() != 0 || s.pol.Len() != 0 {
 			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, len(s.held), s.out.order.len(),
@@ -130,5 +135,55 @@ func TestKVAdaptiveParams(t *testing.T) {
 		if _, err := New(tc.spec, Env{}); !errors.Is(err, tc.want) {
 			t.Errorf("New(%q): %v, want %v", tc.spec, err, tc.want)
 		}
+	}
+}
+
+// Turning off after the shadows ran (accesses, then an admission without
+// one) leaves no block's slot to a discarded shadow or expert: each slot
+// is free or the first expert's, so that expert finds its residents
+// through their slots, and it goes on as lru fed the same events.
+func TestKVAdaptiveOffFreesSlots(t *testing.T) {
+	mix := mustNew(t, "kv_adaptive:experts=lru+arc+hit_density", Env{CapacityBlocks: 4}).(*KVAdaptive)
+	lru := mustNew(t, "lru", Env{CapacityBlocks: 4})
+	blocks := make([]Block, 12)
+	for i := range blocks {
+		blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+	}
+	both := func(f func(Policy)) { f(mix); f(lru) }
+	now := Time(0)
+	for i := range 8 { // misses: access, evict at capacity, admit
+		now++
+		b := &blocks[i]
+		both(func(p Policy) { p.Access(b, now) })
+		if mix.Len() == 4 {
+			v, _ := lru.Victim(now)
+			both(func(p Policy) { p.Evict(v, now) })
+		}
+		both(func(p Policy) { p.Admit(b, now) })
+	}
+	if mix.off || len(mix.shadows) != 3 {
+		t.Fatalf("after accessed admissions: off %v, %d shadows", mix.off, len(mix.shadows))
+	}
+	v, _ := lru.Victim(now)
+	both(func(p Policy) { p.Evict(v, now) })
+	both(func(p Policy) { p.Admit(&blocks[8], now) }) // no access just before
+	if !mix.off {
+		t.Fatal("an admission without an access did not turn the shadows off")
+	}
+	first := &mix.real.(*LRU).nodes
+	for i := range blocks {
+		if n, ok := blocks[i].slot.(*node); blocks[i].slot != nil && (!ok || n.owner != first) {
+			t.Errorf("block %d: slot %T held by a discarded policy", i, blocks[i].slot)
+		}
+	}
+	for i := 9; i < 12; i++ {
+		now++
+		a, _ := mix.Victim(now)
+		b, _ := lru.Victim(now)
+		if a != b {
+			t.Fatalf("step %d: mix victim %d, lru %d", i, a.ID, b.ID)
+		}
+		both(func(p Policy) { p.Evict(a, now) })
+		both(func(p Policy) { p.Access(&blocks[i], now); p.Admit(&blocks[i], now) })
 	}
 }

@@ -8,13 +8,13 @@ package policy
 // can evict the same blocks.
 type shadowCache struct {
 	pol  Policy
-	held map[BlockID]struct{}
+	held map[BlockID]*Block
 	out  idGhosts
 	hits float64
 }
 
 func newShadowCache(p Policy) *shadowCache {
-	return &shadowCache{pol: p, held: map[BlockID]struct{}{}, out: newIDGhosts()}
+	return &shadowCache{pol: p, held: map[BlockID]*Block{}, out: newIDGhosts()}
 }
 
 // access replays one access at capacity blocks; it reports a hit.
@@ -35,7 +35,7 @@ func (s *shadowCache) access(b *Block, now Time, capacity int) bool {
 		s.out.add(&node{b: v}, capacity)
 	}
 	s.pol.Admit(b, now)
-	s.held[b.ID] = struct{}{}
+	s.held[b.ID] = b
 	s.out.drop(b.ID)
 	return false
 }
@@ -52,6 +52,19 @@ func (s *shadowCache) forget(b *Block) {
 	s.pol.Forget(b)
 	delete(s.held, b.ID)
 	s.out.drop(b.ID)
+}
+
+// drop forgets every block the shadow holds or remembers as evicted, so
+// that no block's slot keeps the state of a shadow being discarded.
+func (s *shadowCache) drop() {
+	for _, b := range s.held {
+		s.pol.Forget(b)
+	}
+	for n := s.out.order.front(); n != nil; n = s.out.order.front() {
+		s.pol.Forget(n.b)
+		s.out.drop(n.b.ID)
+	}
+	clear(s.held)
 }
 
 // victim returns the block the shadow evicted most recently that the real
