@@ -29,11 +29,10 @@ func TestAgeBuckets(t *testing.T) {
 // beats one hit at age 1000 as often.
 func TestDensityModel(t *testing.T) {
 	tests := []struct {
-		name       string
-		record     func(m *densityModel)
-		better     int // the class of higher density at age 0
-		worse      int
-		wantAbove0 bool // the better class's density is positive
+		name   string
+		record func(m *densityModel)
+		better int // the class of higher density at age 0
+		worse  int
 	}{
 		{
 			name: "hits beat ends",
@@ -43,7 +42,7 @@ func TestDensityModel(t *testing.T) {
 					m.end(1, 10, 1)
 				}
 			},
-			better: 0, worse: 1, wantAbove0: true,
+			better: 0, worse: 1,
 		},
 		{
 			name: "short reuse beats long reuse",
@@ -53,7 +52,7 @@ func TestDensityModel(t *testing.T) {
 					m.hit(1, 1000, 1)
 				}
 			},
-			better: 0, worse: 1, wantAbove0: true,
+			better: 0, worse: 1,
 		},
 		{
 			name: "frequent reuse beats rare reuse",
@@ -64,7 +63,7 @@ func TestDensityModel(t *testing.T) {
 					m.end(1, 50, 3)
 				}
 			},
-			better: 0, worse: 1, wantAbove0: true,
+			better: 0, worse: 1,
 		},
 	}
 	for _, tc := range tests {
@@ -73,7 +72,7 @@ func TestDensityModel(t *testing.T) {
 			tc.record(&m)
 			m.refresh()
 			hi, lo := m.density(tc.better, 0), m.density(tc.worse, 0)
-			if hi <= lo || (tc.wantAbove0 && hi <= 0) {
+			if hi <= lo || hi <= 0 {
 				t.Fatalf("density of class %d %.6g, of class %d %.6g: want the first higher and > 0",
 					tc.better, hi, tc.worse, lo)
 			}

@@ -70,8 +70,8 @@ type KVAdaptiveConfig struct {
 // the shadow's blocks and a ghost list of capacity IDs. Every event costs
 // the experts' costs twice over, O(log n) for the default experts.
 type KVAdaptive struct {
-	reals   []Policy // every expert on the real cache; reals[0] alone once off
-	real    Policy   // reals[0]
+	reals   []Policy           // every expert on the real cache; reals[0] alone once off
+	real    Policy             // reals[0]
 	res     map[BlockID]*Block // the real cache's residents
 	shadows []*shadowCache
 	leader  int
