@@ -6,17 +6,7 @@ func init() {
 		Doc: "regret-adaptive: LRU that learns from evictions re-accessed within horizon; a regretted block is " +
 			"protected for ttl x its observed reuse distance at its next admission, within a capped share of " +
 			"the capacity; when nearly every eviction is regretted (a sweep) it keeps a stable subset resident",
-		Params: []Param{
-			{Name: "horizon", Default: "24", Doc: "accesses after an eviction in which an access is a regret, >= 1"},
-			{Name: "memory", Default: "1024", Doc: "accesses a regret is remembered after it happened, >= 1"},
-			{Name: "protect", Default: "0.5", Doc: "largest share of the capacity (in blocks) regret may protect, " +
-				"in [0,1]"},
-			{Name: "ttl", Default: "1.5", Doc: "a protection lasts ttl x the block's observed reuse distance, > 0"},
-			{Name: "uniform", Default: "0.9", Doc: "share of regretted evictions above which regret is uniform " +
-				"(a sweep) and a stable subset is kept, in (0,1]; above 1 never"},
-			{Name: "guard", Default: "8", Doc: "window, in multiples of the capacity in blocks, over which simulated " +
-				"LRU and unguarded caches count hits; victims follow the one ahead; 0: no guard"},
-		},
+		Params: regretAdaptiveParams,
 		New: func(p *Params, env Env) (Policy, error) {
 			c := RegretAdaptiveConfig{Horizon: p.Int("horizon"), Memory: p.Int("memory"),
 				Protect: p.Float("protect"), TTL: p.Float("ttl"), Uniform: p.Float("uniform"),
@@ -30,6 +20,20 @@ func init() {
 			return NewRegretAdaptive(c, env), nil
 		},
 	})
+}
+
+// regretAdaptiveParams are regret_adaptive's parameters (regret_tiered
+// has them too).
+var regretAdaptiveParams = []Param{
+	{Name: "horizon", Default: "24", Doc: "accesses after an eviction in which an access is a regret, >= 1"},
+	{Name: "memory", Default: "1024", Doc: "accesses a regret is remembered after it happened, >= 1"},
+	{Name: "protect", Default: "0.5", Doc: "largest share of the capacity (in blocks) regret may protect, " +
+		"in [0,1]"},
+	{Name: "ttl", Default: "1.5", Doc: "a protection lasts ttl x the block's observed reuse distance, > 0"},
+	{Name: "uniform", Default: "0.9", Doc: "share of regretted evictions above which regret is uniform " +
+		"(a sweep) and a stable subset is kept, in (0,1]; above 1 never"},
+	{Name: "guard", Default: "8", Doc: "window, in multiples of the capacity in blocks, over which simulated " +
+		"LRU and unguarded caches count hits; victims follow the one ahead; 0: no guard"},
 }
 
 // RegretAdaptiveConfig holds the parameters of regret_adaptive.

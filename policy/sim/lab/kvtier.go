@@ -12,7 +12,9 @@ import (
 // tier, each tracking the pages resident in its tier (Admit when a page
 // enters the tier, Evict when it leaves) and choosing that tier's victims.
 // Tier 0's instance hears every access, as in sim; a lower tier's hears
-// the accesses to the pages it holds (which promote them at once). Each
+// the accesses to the pages it holds (which promote them at once), or
+// every access when the policy asks to (policy.AllAccesses), as the lab's
+// own policies do. Each
 // instance has its own Block per page, since a Block carries the state of
 // one policy. Before each access the page's Next is set to the step of
 // its next access (policy.Never if none), so offline policies (belady)
@@ -22,6 +24,7 @@ type kvtierChooser struct {
 	pols   []policy.Policy
 	blocks [][]policy.Block // [tier][page]
 	in     [][]bool         // [tier][page]: resident per the moves reported
+	all    []bool           // [tier]: the policy hears every access (policy.AllAccesses)
 	next   []int64          // [step]: the step of the same page's next access
 }
 
@@ -39,6 +42,8 @@ func newKvtierChooser(spec string, h sim.Hierarchy, lt trace.LabTrace, seed int6
 				Meta: policy.Meta{Size: sizes[i], Priority: policy.PriorityNormal, RefCount: 1}}
 		}
 		c.pols = append(c.pols, p)
+		aa, ok := p.(policy.AllAccesses)
+		c.all = append(c.all, ok && aa.HearsAllAccesses())
 		c.blocks = append(c.blocks, blocks)
 		c.in = append(c.in, make([]bool, len(sizes)))
 	}
@@ -66,7 +71,7 @@ func (c *kvtierChooser) access(page, step int) {
 	}
 	c.pols[0].Access(&c.blocks[0][page], int64(step))
 	for t := 1; t < len(c.pols); t++ {
-		if c.in[t][page] {
+		if c.in[t][page] || c.all[t] {
 			c.pols[t].Access(&c.blocks[t][page], int64(step))
 		}
 	}

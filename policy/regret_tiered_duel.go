@@ -1,0 +1,146 @@
+package policy
+
+import "math"
+
+// regret_tiered's class ranking and its duel with LRU and
+// regret_adaptive.
+
+// rtClassList holds blocks in two recency lists, hot and cold (front most
+// recent).
+type rtClassList struct{ hot, cold list }
+
+func (c *rtClassList) len() int { return c.hot.len() + c.cold.len() }
+
+// touch makes n the most recent block of its class (hot), inserting it
+// when it is not in (in false); inHot records the list holding it.
+func (c *rtClassList) touch(n *node, in, inHot *bool, hot bool) {
+	if *in {
+		c.drop(n, in, *inHot)
+	}
+	l := &c.cold
+	if hot {
+		l = &c.hot
+	}
+	l.pushFront(n)
+	*in, *inHot = true, hot
+}
+
+// drop removes n, which is in the hot list when inHot.
+func (c *rtClassList) drop(n *node, in *bool, inHot bool) {
+	if inHot {
+		c.hot.remove(n)
+	} else {
+		c.cold.remove(n)
+	}
+	*in = false
+}
+
+// victim returns the least recently read cold block, or the least
+// recently read hot one when it lapsed into the cold class and was read
+// before the cold one, or when no block is cold; nil when empty.
+func (c *rtClassList) victim(p *RegretTiered, recs map[BlockID]*rtRec) *node {
+	cold, hot := c.cold.back(), c.hot.back()
+	switch {
+	case hot == nil:
+		return cold
+	case cold == nil:
+		return hot
+	}
+	h := recs[hot.b.ID]
+	if !p.hot(h) && h.last < recs[cold.b.ID].last {
+		return hot
+	}
+	return cold
+}
+
+// duel counts, before r's read updates anything, the hits only one
+// simulation had, decays both counters and updates the leader.
+func (p *RegretTiered) duel(r *rtRec) {
+	keep := 1 - 1/max(p.cfg.Guard*float64(p.cap.get()), 1)
+	p.lruHits *= keep
+	p.clsHits *= keep
+	switch {
+	case r.inL && !r.inC:
+		p.lruHits++
+	case r.inC && !r.inL:
+		p.clsHits++
+	}
+	p.decide()
+}
+
+// decide follows the class ranking while its lead over LRU exceeds
+// guardMargin plus guardZ standard deviations of a tie and, in the fast
+// tier, regret_adaptive's lead (as its guard counts it); it returns to the
+// inner policy when LRU leads by guardMargin or regret_adaptive leads the
+// class ranking by guardMargin.
+func (p *RegretTiered) decide() {
+	lead := p.clsHits - p.lruHits
+	raLead := math.Inf(-1)
+	if g := p.inner.guard; g != nil && !g.off {
+		raLead = g.raHits - g.lruHits
+	}
+	switch {
+	case lead < -guardMargin || raLead > lead+guardMargin:
+		p.followCls = false
+	case !p.followCls && lead > guardMargin+guardZ*math.Sqrt(p.lruHits+p.clsHits) && lead > raLead:
+		p.followCls = true
+	}
+}
+
+// simTouch replays a read in the simulations: a block they hold becomes
+// the most recent; one the real cache holds enters them (the real cache
+// hit where they missed and would have admitted it).
+func (p *RegretTiered) simTouch(r *rtRec) {
+	switch {
+	case r.inL:
+		p.simL.moveToFront(&r.simL)
+	case r.inReal:
+		p.simLInsert(r)
+	}
+	switch {
+	case r.inC:
+		p.simC.touch(&r.simC, &r.inC, &r.hotC, p.hot(r))
+	case r.inReal:
+		p.simCInsert(r)
+	}
+}
+
+// simInsert adds r to both simulations if they lack it.
+func (p *RegretTiered) simInsert(r *rtRec) {
+	if !r.inL {
+		p.simLInsert(r)
+	}
+	if !r.inC {
+		p.simCInsert(r)
+	}
+}
+
+func (p *RegretTiered) simLInsert(r *rtRec) {
+	for p.simL.len() >= p.cap.get() {
+		n := p.simL.back()
+		p.simL.remove(n)
+		p.recs[n.b.ID].inL = false
+	}
+	p.simL.pushFront(&r.simL)
+	r.inL = true
+}
+
+func (p *RegretTiered) simCInsert(r *rtRec) {
+	for p.simC.len() >= p.cap.get() {
+		n := p.simC.victim(p, p.recs)
+		v := p.recs[n.b.ID]
+		p.simC.drop(n, &v.inC, v.hotC)
+	}
+	p.simC.touch(&r.simC, &r.inC, &r.hotC, p.hot(r))
+}
+
+// simDrop removes r from both simulations.
+func (p *RegretTiered) simDrop(r *rtRec) {
+	if r.inL {
+		p.simL.remove(&r.simL)
+		r.inL = false
+	}
+	if r.inC {
+		p.simC.drop(&r.simC, &r.inC, r.hotC)
+	}
+}
