@@ -17,6 +17,10 @@ type Env struct {
 	CapacityBlocks int
 	// Seed seeds any randomness so runs are reproducible.
 	Seed int64
+	// PerTier is set when the caller runs one instance of the policy per
+	// tier of a hierarchy, each choosing its own tier's victims (the lab
+	// model's kvtier:SPEC); the default is one instance for the fast tier.
+	PerTier bool
 }
 
 // Param documents one policy parameter.

@@ -88,6 +88,7 @@ type RegretTiered struct {
 
 	lruHits, clsHits float64
 	followCls        bool
+	perTier          bool // Env.PerTier
 
 	// lastRead is the block of the last access; pending is it until the
 	// next admission. lower is set for good when a block is admitted
@@ -108,7 +109,7 @@ type rtRec struct {
 // NewRegretTiered returns an empty regret_tiered policy.
 func NewRegretTiered(c RegretTieredConfig, env Env) *RegretTiered {
 	return &RegretTiered{cfg: c, inner: NewRegretAdaptive(c.RegretAdaptiveConfig, env),
-		recs: map[BlockID]*rtRec{}, cap: newBlockCap(env)}
+		recs: map[BlockID]*rtRec{}, cap: newBlockCap(env), perTier: env.PerTier}
 }
 
 // HearsAllAccesses reports true: see AllAccesses.

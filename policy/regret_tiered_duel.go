@@ -76,7 +76,7 @@ func (p *RegretTiered) duel(r *rtRec) {
 func (p *RegretTiered) decide() {
 	lead := p.clsHits - p.lruHits
 	raLead := math.Inf(-1)
-	if g := p.inner.guard; g != nil && !g.off {
+	if g := p.inner.guard; g != nil && !g.off && !p.perTier {
 		raLead = g.raHits - g.lruHits
 	}
 	switch {

@@ -32,7 +32,7 @@ func newKvtierChooser(spec string, h sim.Hierarchy, lt trace.LabTrace, seed int6
 	sizes := lt.Sizes
 	c := &kvtierChooser{next: nextUse(lt)}
 	for _, tr := range h.Tiers {
-		p, err := policy.New(spec, policy.Env{CapacityBytes: tr.Capacity, Seed: seed})
+		p, err := policy.New(spec, policy.Env{CapacityBytes: tr.Capacity, Seed: seed, PerTier: true})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
 		}
