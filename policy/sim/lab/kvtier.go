@@ -29,10 +29,18 @@ type kvtierChooser struct {
 }
 
 func newKvtierChooser(spec string, h sim.Hierarchy, lt trace.LabTrace, seed int64) (*kvtierChooser, error) {
+	return newKvtierChooserWith(func(env policy.Env) (policy.Policy, error) { return policy.New(spec, env) }, h, lt,
+		seed)
+}
+
+// newKvtierChooserWith is newKvtierChooser with the policy of every tier
+// made by mk.
+func newKvtierChooserWith(mk func(policy.Env) (policy.Policy, error), h sim.Hierarchy, lt trace.LabTrace,
+	seed int64) (*kvtierChooser, error) {
 	sizes := lt.Sizes
 	c := &kvtierChooser{next: nextUse(lt)}
 	for _, tr := range h.Tiers {
-		p, err := policy.New(spec, policy.Env{CapacityBytes: tr.Capacity, Seed: seed, PerTier: true})
+		p, err := mk(policy.Env{CapacityBytes: tr.Capacity, Seed: seed, PerTier: true})
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadSpec, err)
 		}

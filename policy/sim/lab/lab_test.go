@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/sim"
 	"github.com/kvtier/kvtier/policy/trace"
 )
@@ -301,4 +302,74 @@ func TestParseWorkload(t *testing.T) {
 			t.Errorf("%s: Spec() %s", tc.in, w.Spec())
 		}
 	}
+}
+
+// countingPolicy is a kvtier lru that counts the accesses it hears and
+// asks for every access when all is set.
+type countingPolicy struct {
+	policy.Policy
+	all      bool
+	accesses int
+}
+
+func (p *countingPolicy) Access(b *policy.Block, now policy.Time) {
+	p.accesses++
+	p.Policy.Access(b, now)
+}
+
+func (p *countingPolicy) HearsAllAccesses() bool { return p.all }
+
+// TestKvtierAllAccesses: every tier's instance is made with Env.PerTier;
+// a lower tier's hears only the accesses to its pages, or every access
+// when the policy asks for them (policy.AllAccesses), which changes
+// nothing else: kvtier's lru measures the same either way.
+func TestKvtierAllAccesses(t *testing.T) {
+	h, err := sim.NewHierarchy("kvlab", "medium")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := trace.LabWorkload("adversarial_burst", trace.LabParams{Pages: 112, Length: 640, Burst: 14, Seed: 1,
+		BytesPerScalar: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []Result
+	for _, all := range []bool{false, true} {
+		var pols []*countingPolicy
+		c, err := newKvtierChooserWith(func(env policy.Env) (policy.Policy, error) {
+			if !env.PerTier {
+				t.Error("Env.PerTier not set")
+			}
+			p := &countingPolicy{Policy: policy.NewLRU(), all: all}
+			pols = append(pols, p)
+			return p, nil
+		}, h, lt, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, runChooser(t, h, lt, c))
+		for i, p := range pols {
+			full := p.accesses == len(lt.Accesses)
+			if want := i == 0 || all; full != want {
+				t.Errorf("all %v: tier %d heard %d of %d accesses", all, i, p.accesses, len(lt.Accesses))
+			}
+		}
+	}
+	if a, b := results[0], results[1]; a.Misses != b.Misses || a.BytesMoved != b.BytesMoved || a.latency != b.latency {
+		t.Errorf("lru hearing every access measures %+v, else %+v", b, a)
+	}
+}
+
+// runChooser replays lt through the lab model with pol.
+func runChooser(t *testing.T, h sim.Hierarchy, lt trace.LabTrace, pol chooser) Result {
+	t.Helper()
+	e := newEngine(h, lt, sim.FP16, pol, Model{})
+	for step, page := range lt.Accesses {
+		e.step = step
+		e.access(page)
+		if e.err != nil {
+			t.Fatal(e.err)
+		}
+	}
+	return e.res
 }
