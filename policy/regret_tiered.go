@@ -66,9 +66,13 @@ type RegretTieredConfig struct {
 // with exponentially decaying counters over Guard x the capacity reads, as
 // regret_adaptive's guard counts LRU's and its own. The real cache follows
 // the class ranking while its lead over LRU exceeds guardMargin plus
-// guardZ standard deviations of a tie and, in the fast tier, regret_
-// adaptive's own lead over LRU; otherwise it takes the victims of an inner
-// regret_adaptive (guarded, so LRU's while LRU leads). Below the fast tier
+// guardZ standard deviations of a tie and, in a fast tier run alone (not
+// Env.PerTier), regret_adaptive's own lead over LRU; otherwise it takes
+// the victims of an inner regret_adaptive (guarded, so LRU's while LRU
+// leads). Run per tier the fast tier does not weigh regret_adaptive's
+// lead: its class ranking demotes the cold blocks the tiers below evict
+// first, which its own hits do not show (results/regret/LAB.md measures
+// both). Below the fast tier
 // the inner policy hears only its blocks' reads, as regret_adaptive does
 // there, and its guard is off.
 //

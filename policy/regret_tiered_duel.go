@@ -69,10 +69,10 @@ func (p *RegretTiered) duel(r *rtRec) {
 }
 
 // decide follows the class ranking while its lead over LRU exceeds
-// guardMargin plus guardZ standard deviations of a tie and, in the fast
-// tier, regret_adaptive's lead (as its guard counts it); it returns to the
-// inner policy when LRU leads by guardMargin or regret_adaptive leads the
-// class ranking by guardMargin.
+// guardMargin plus guardZ standard deviations of a tie and, in a fast
+// tier run alone, regret_adaptive's lead (as its guard counts it); it
+// returns to the inner policy when LRU leads by guardMargin or (run alone)
+// regret_adaptive leads the class ranking by guardMargin.
 func (p *RegretTiered) decide() {
 	lead := p.clsHits - p.lruHits
 	raLead := math.Inf(-1)
