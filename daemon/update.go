@@ -52,26 +52,50 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 	classChanged := class != r.class
 	r.class = class
 	now := d.now()
-	for i := range r.blocks {
-		bc := r.blocks[i].Meta.Class
-		if classChanged && bc != policy.ClassThinkComplete {
-			bc = class
-		}
-		if inRanges(r, i, req.ThinkComplete) {
-			bc = policy.ClassThinkComplete
-		}
-		m := r.meta(i, bc)
-		if m != r.blocks[i].Meta {
-			if err := d.planner.Update(r.blocks[i].ID, m, now); err != nil {
-				return api.Region{}, err
-			}
-			if d.rec != nil {
-				d.rec.updated(r, i, now)
-			}
+	for i := range r.blocks.len() {
+		if err := d.updateBlockLocked(r, i, classChanged, req.ThinkComplete, now); err != nil {
+			return api.Region{}, err
 		}
 	}
 	d.saveStateLocked()
 	return r.view(), nil
+}
+
+// updateBlockLocked gives block i of r the metadata of r's settings, as
+// updated: the region's class if it changed (think_complete stays),
+// think_complete if a range of done names it. A block not materialised
+// takes its metadata from the region when it is: it is materialised now
+// only if it became pinned, and a think_complete mark is kept for it.
+func (d *Daemon) updateBlockLocked(r *region, i int, classChanged bool, done []api.Range, now policy.Time) error {
+	b := r.blocks.get(i)
+	if b == nil {
+		if inRanges(r, i, done) {
+			r.markThinkDone(i)
+		}
+		if !r.pinnedAt(i) {
+			return nil
+		}
+		_, err := d.materialiseLocked(r, i, now)
+		return err
+	}
+	bc := b.Meta.Class
+	if classChanged && bc != policy.ClassThinkComplete {
+		bc = r.class
+	}
+	if inRanges(r, i, done) {
+		bc = policy.ClassThinkComplete
+	}
+	m := r.meta(i, bc)
+	if m == b.Meta {
+		return nil
+	}
+	if err := d.planner.Update(b.ID, m, now); err != nil {
+		return err
+	}
+	if d.rec != nil {
+		d.rec.updated(r, i, now)
+	}
+	return nil
 }
 
 // inRanges reports whether block i of r lies in one of rs.
