@@ -9,15 +9,18 @@ import (
 
 // A region's blocks are materialised lazily (issue 13: registration costs
 // in proportion to regions, not blocks, where the blocks are untouched).
-// A block that is slow, unpinned and never sampled, hinted, moved or
-// marked needs nothing the region does not already say: its metadata is
-// the region's (region.meta with region.classOf), its tier is r.fast, and
-// the planner, which plans only promotions of sampled blocks and
-// demotions of fast ones, has nothing to do with it. Such a block costs
-// the region 9 bytes (its slot below, its tier and its view heat). The
-// first event that needs it (blockLocked: a sample, a hint, a reconcile
-// finding it fast, a pin) gives it a policy.Block and tracks it. Fast and
-// pinned blocks are materialised at registration.
+// A block that is unpinned and never sampled, hinted, moved or marked
+// needs nothing the region does not already say: its metadata is the
+// region's (region.meta with region.classOf) and its tier is r.fast. A
+// slow one is nothing to the planner, which plans only promotions of
+// sampled blocks and demotions of fast ones; a fast one is counted in the
+// region's plan.Pool, which the planner demotes first, asking the
+// region's poolSource for a policy.Block only for the blocks it demotes.
+// Such a block costs the region 9 bytes (its slot below, its tier and its
+// view heat). The first event that needs it (blockLocked: a sample, a
+// hint, a reconcile finding it fast, a pin, a think_complete mark of a
+// fast block) gives it a policy.Block and tracks it (out of the pool).
+// Pinned blocks are materialised at registration.
 
 // blockPage is how many policy.Blocks a page of a blockStore holds.
 const blockPage = 512
@@ -79,18 +82,91 @@ func (d *Daemon) blockLocked(r *region, i int, now policy.Time) (*policy.Block, 
 }
 
 // materialiseLocked gives block i of r, not materialised, its
-// policy.Block (the region's metadata) and tracks it in its tier.
+// policy.Block (the region's metadata) and tracks it in its tier, out of
+// the region's pool if it was pooled.
 func (d *Daemon) materialiseLocked(r *region, i int, now policy.Time) (*policy.Block, error) {
+	return d.materialiseFrom(r, i, r.pooled(i), now)
+}
+
+// materialiseFrom is materialiseLocked for a block that r's pool counts
+// if pooled (an update that reopens the pool knows better than
+// region.pooled).
+func (d *Daemon) materialiseFrom(r *region, i int, pooled bool, now policy.Time) (*policy.Block, error) {
 	b := r.blocks.add(i)
 	b.ID = r.idOf(i)
 	b.Meta = r.meta(i, r.classOf(i))
+	if pooled {
+		d.planner.TakeFromPool(r.pool, b.Meta.Size)
+	}
 	if err := d.planner.Track(b, r.fast[i], now); err != nil {
 		// Not tracked: the block stays unmaterialised (its page slot is
 		// lost until the region is dropped).
 		r.blocks.slots[i] = 0
+		if pooled {
+			d.planner.AddToPool(r.pool, b.Meta.Size)
+		}
 		return nil, fmt.Errorf("tracking block %d of region %d: %w", i, r.id, err)
 	}
 	return b, nil
+}
+
+// pooled reports whether block i of r is counted in r's pool: fast, not
+// materialised, reached by the registration, and r has a pool.
+func (r *region) pooled(i int) bool {
+	return r.pool != nil && r.fast[i] && r.blocks.get(i) == nil && (!r.adding || i < r.tracked)
+}
+
+// poolLocked counts block i of r, fast and not materialised, into r's
+// pool, opening one if r has none.
+func (d *Daemon) poolLocked(r *region, i int) error {
+	if r.pool == nil {
+		m := r.meta(i, r.class)
+		m.Pinned = false
+		pool, err := d.planner.OpenPool(&poolSource{r: r}, m)
+		if err != nil {
+			return fmt.Errorf("pooling the blocks of region %d: %w", r.id, err)
+		}
+		r.pool = pool
+	}
+	d.planner.AddToPool(r.pool, int64(r.blockLen(i)))
+	return nil
+}
+
+// closePoolLocked forgets r's pool, if it has one.
+func (d *Daemon) closePoolLocked(r *region) {
+	if r.pool != nil {
+		d.planner.ClosePool(r.pool)
+		r.pool = nil
+	}
+}
+
+// poolSource gives the planner the pooled blocks of a region, in index
+// order (the order in which tracking each block would have admitted
+// them). Blocks leave a pool and never rejoin it (a new pool is opened
+// when the region's metadata changes), so its cursor only moves on.
+type poolSource struct {
+	r    *region
+	next int
+}
+
+// Next materialises the next pooled block, for the planner to track.
+func (s *poolSource) Next() (*policy.Block, bool) {
+	r := s.r
+	for ; s.next < r.blocks.len(); s.next++ {
+		i := s.next
+		if !r.pooled(i) {
+			if r.adding && i >= r.tracked {
+				return nil, false
+			}
+			continue
+		}
+		b := r.blocks.add(i)
+		b.ID = r.idOf(i)
+		b.Meta = r.meta(i, r.classOf(i))
+		s.next++
+		return b, true
+	}
+	return nil, false
 }
 
 // eachBlock calls fn for every materialised block of r among its first n,
@@ -133,6 +209,6 @@ func (r *region) markThinkDone(i int) {
 func (r *region) idOf(i int) policy.BlockID { return blockID(r.id, i) }
 
 // needsBlock reports whether block i must be materialised as soon as it
-// is tracked: it holds fast memory (the planner accounts and demotes it)
-// or it is pinned (a slow pinned block is promoted by the next plan).
-func (r *region) needsBlock(i int) bool { return r.fast[i] || r.pinnedAt(i) }
+// is tracked: it is pinned (a slow pinned block is promoted by the next
+// plan, a fast one is never a victim).
+func (r *region) needsBlock(i int) bool { return r.pinnedAt(i) }

@@ -64,6 +64,11 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	if unplanned < 0 {
 		t.Fatal("every block was planned to move")
 	}
+	// Tracked (not only pooled), so that its outcome is refused as one
+	// the planner did not plan.
+	if _, err := d.blockLocked(r, unplanned, d.now()); err != nil {
+		t.Fatal(err)
+	}
 	// A block freed between plan and done: its region shrank under the
 	// mover, as when a process unmaps part of its KV cache.
 	if err := d.planner.Untrack(moves[0].r.idOf(moves[0].index)); err != nil {

@@ -168,12 +168,20 @@ func (d *Daemon) reconcileBlocks(r *region, first, last int, now policy.Time) in
 
 // setTierLocked records that block i of r was found in the other tier,
 // fast if fast, and reports whether the planner took it. A block not
-// materialised (slow, never needed) is materialised in its new tier, as
-// registration would have it.
+// materialised found slow leaves the pool; one found fast is materialised
+// (tracked fast, not pooled: a pool's blocks only leave it).
 func (d *Daemon) setTierLocked(r *region, i int, fast bool, now policy.Time) bool {
 	if r.blocks.get(i) == nil {
 		if r.adding && i >= r.tracked {
 			return false
+		}
+		if r.pooled(i) {
+			if fast {
+				return false
+			}
+			d.planner.TakeFromPool(r.pool, int64(r.blockLen(i)))
+			r.fast[i] = false
+			return true
 		}
 		r.fast[i] = fast
 		if _, err := d.materialiseLocked(r, i, now); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 // maxRegionBlocks bounds the blocks of one region (the sampler counts
@@ -39,6 +40,7 @@ type region struct {
 	registered time.Time
 
 	blocks    blockStore
+	pool      *plan.Pool // its fast blocks not materialised (nil: none yet)
 	thinkDone []uint64  // think_complete marks of unmaterialised blocks (nil: none)
 	fast      []bool    // tier of each block as last known
 	heat      []float32 // access counts decayed with viewHeatHalfLife (placement views)

@@ -175,8 +175,9 @@ func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 }
 
 // untrack removes the materialised blocks among the first n of r from
-// the planner (the others were never tracked, nor demoted).
+// the planner (the others were never tracked, nor demoted), and its pool.
 func (d *Daemon) untrack(r *region, n int) {
+	d.closePoolLocked(r)
 	r.eachBlock(n, func(_ int, b *policy.Block) {
 		_ = d.planner.Untrack(b.ID)
 		delete(d.demoted, b.ID)

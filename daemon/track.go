@@ -121,14 +121,19 @@ func (d *Daemon) insertLocked(r *region) error {
 
 // trackStepLocked hands blocks of r to the planner from r.tracked on,
 // for about trackStep at most: those that need a policy.Block at once
-// (needsBlock); the others are materialised when first needed (blocks.go).
+// (needsBlock) are tracked, the other fast ones pooled (blocks.go).
 func (d *Daemon) trackStepLocked(r *region) error {
 	deadline := time.Now().Add(trackStep)
 	now := d.now()
 	for r.tracked < r.blocks.len() {
 		i := r.tracked
-		if r.needsBlock(i) {
+		switch {
+		case r.needsBlock(i):
 			if _, err := d.materialiseLocked(r, i, now); err != nil {
+				return err
+			}
+		case r.fast[i]:
+			if err := d.poolLocked(r, i); err != nil {
 				return err
 			}
 		}
