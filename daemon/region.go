@@ -41,9 +41,9 @@ type region struct {
 
 	blocks    blockStore
 	pool      *plan.Pool // its fast blocks not materialised (nil: none yet)
-	thinkDone []uint64  // think_complete marks of unmaterialised blocks (nil: none)
-	fast      []bool    // tier of each block as last known
-	heat      []float32 // access counts decayed with viewHeatHalfLife (placement views)
+	thinkDone []uint64   // think_complete marks of unmaterialised blocks (nil: none)
+	fast      []bool     // tier of each block as last known
+	heat      []float32  // access counts decayed with viewHeatHalfLife (placement views)
 	accesses  uint64
 	watched   []string // samplers watching the region
 
