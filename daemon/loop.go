@@ -127,8 +127,9 @@ func (d *Daemon) decideLocked(now policy.Time) (*plan.Plan, []plannedMove, numa.
 // buildMoves turns a plan into mover moves, each promotion after the
 // demotions that make its room (plan.Plan.Order).
 func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
-	var moves []plannedMove
-	var mp numa.Plan
+	n := len(pl.Demote) + len(pl.Promote)
+	moves := make([]plannedMove, 0, n)
+	mp := make(numa.Plan, 0, n)
 	add := func(m plan.Move) {
 		rid, idx := splitBlockID(m.Block.ID)
 		r, ok := d.regions[rid]

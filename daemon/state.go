@@ -175,9 +175,11 @@ func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 }
 
 // untrack removes the materialised blocks among the first n of r from
-// the planner (the others were never tracked, nor demoted), and its pool.
+// the planner (the others were never tracked, nor demoted), its pool and
+// its dense declaration.
 func (d *Daemon) untrack(r *region, n int) {
 	d.closePoolLocked(r)
+	d.planner.Dense(uint32(r.id), 0)
 	r.eachBlock(n, func(_ int, b *policy.Block) {
 		_ = d.planner.Untrack(b.ID)
 		delete(d.demoted, b.ID)
