@@ -29,9 +29,11 @@ const blockPage = 512
 // pages that never move (the planner keeps pointers to them until the
 // region is dropped), numbered by slot, and maps block indexes to slots.
 type blockStore struct {
-	slots []uint32 // slot+1 of each block, 0 while it is not materialised
-	pages []*[blockPage]policy.Block
-	used  uint32 // slots handed out
+	slots   []uint32 // slot+1 of each block, 0 while it is not materialised
+	pages   []*[blockPage]policy.Block
+	used    uint32   // slots handed out (the high-water mark)
+	free    []uint32 // slots free for reuse
+	retired []uint32 // slots freed since the last sweep (reused after the next)
 }
 
 // newBlockStore returns the store of a region of n blocks, none
@@ -42,7 +44,7 @@ func newBlockStore(n int) blockStore { return blockStore{slots: make([]uint32, n
 func (s *blockStore) len() int { return len(s.slots) }
 
 // materialised is the number of blocks that have a policy.Block.
-func (s *blockStore) materialised() int { return int(s.used) }
+func (s *blockStore) materialised() int { return int(s.used) - len(s.free) - len(s.retired) }
 
 // get returns block i's policy.Block, or nil while it has none.
 func (s *blockStore) get(i int) *policy.Block {
@@ -56,13 +58,34 @@ func (s *blockStore) get(i int) *policy.Block {
 
 // add gives block i, which has none, a zero policy.Block and returns it.
 func (s *blockStore) add(i int) *policy.Block {
-	slot := s.used
-	if int(slot/blockPage) == len(s.pages) {
-		s.pages = append(s.pages, new([blockPage]policy.Block))
+	var slot uint32
+	if n := len(s.free); n > 0 {
+		slot = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		slot = s.used
+		if int(slot/blockPage) == len(s.pages) {
+			s.pages = append(s.pages, new([blockPage]policy.Block))
+		}
+		s.used++
 	}
-	s.used++
 	s.slots[i] = slot + 1
-	return &s.pages[slot/blockPage][slot%blockPage]
+	b := &s.pages[slot/blockPage][slot%blockPage]
+	*b = policy.Block{}
+	return b
+}
+
+// drop takes block i's policy.Block away (the block is no longer
+// tracked); its slot is reused after the next recycle.
+func (s *blockStore) drop(i int) {
+	s.retired = append(s.retired, s.slots[i]-1)
+	s.slots[i] = 0
+}
+
+// recycle makes the slots dropped before it reusable.
+func (s *blockStore) recycle() {
+	s.free = append(s.free, s.retired...)
+	s.retired = s.retired[:0]
 }
 
 // errNotYetTracked is returned for a block of a region whose registration
@@ -99,9 +122,8 @@ func (d *Daemon) materialiseFrom(r *region, i int, pooled bool, now policy.Time)
 		d.planner.TakeFromPool(r.pool, b.Meta.Size)
 	}
 	if err := d.planner.Track(b, r.fast[i], now); err != nil {
-		// Not tracked: the block stays unmaterialised (its page slot is
-		// lost until the region is dropped).
-		r.blocks.slots[i] = 0
+		// Not tracked: the block stays unmaterialised.
+		r.blocks.drop(i)
 		if pooled {
 			d.planner.AddToPool(r.pool, b.Meta.Size)
 		}

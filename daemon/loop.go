@@ -68,6 +68,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	d.reapLocked()
 	now := d.now()
 	d.reconcileLocked(now)
+	d.sweepLocked(now)
 	hits := d.drainLocked(now)
 	decStart := time.Now()
 	d.moveCapLocked()
