@@ -70,7 +70,7 @@ sampler "fault" {}
 			defer d.mu.Unlock()
 			r := d.regions[v.ID]
 			for i, want := range tt.wantBlock {
-				if got := r.blocks[i].Meta.Class.String(); got != want {
+				if got := r.metaOf(i).Class.String(); got != want {
 					t.Errorf("block %d is %s, want %s", i, got, want)
 				}
 			}

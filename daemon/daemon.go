@@ -85,6 +85,7 @@ type Daemon struct {
 	budgetUse  api.BudgetUse
 	speed      moverSpeed // the mover's measured speed, for the plan's size
 	recCursor  reconcileCursor
+	sweep      sweepCursor          // where the next sweep of idle blocks starts
 	recNext    uint64               // the epoch of the next reconcile pass
 	recQuiet   int                  // reconcile passes in a row that corrected nothing (up to maxQuiet)
 	room       roomCache            // the fast node's room as last read

@@ -31,6 +31,14 @@
 // are not recorded: a replay makes its own placement decisions. The
 // recorder's doc comment (recorder.go) gives the format field by field.
 //
+// # Blocks materialised as needed
+//
+// A region of millions of blocks costs about 9 bytes a block until its
+// blocks are used (blocks.go): an untouched slow block is nothing to the
+// planner, untouched fast blocks are counted in the region's plan.Pool,
+// and a block gets its policy.Block and planner entry (about 150 bytes
+// more) when it is first sampled, hinted, demoted, pinned or marked.
+//
 // The request and response types of the API, and a client for it, live in
 // the daemon/api package so that the CLI and test workloads can use them
 // without the daemon's dependencies.

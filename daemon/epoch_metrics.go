@@ -111,7 +111,7 @@ func (d *Daemon) tierGauges() {
 		t.fast += int64(fast)
 		t.slow += int64(slow)
 		fastBlocks += n
-		slowBlocks += len(r.blocks) - n
+		slowBlocks += r.blocks.len() - n
 		if r.accesses > 0 { // else every block's heat is 0
 			for i := range r.heat {
 				r.heat[i] *= decay

@@ -55,7 +55,7 @@ func TestFeedbackDoneErrors(t *testing.T) {
 		planned[m.index] = true
 	}
 	unplanned := -1
-	for i := range r.blocks {
+	for i := range r.blocks.len() {
 		if !planned[i] {
 			unplanned = i
 			break
@@ -64,9 +64,14 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	if unplanned < 0 {
 		t.Fatal("every block was planned to move")
 	}
+	// Tracked (not only pooled), so that its outcome is refused as one
+	// the planner did not plan.
+	if _, err := d.blockLocked(r, unplanned, d.now()); err != nil {
+		t.Fatal(err)
+	}
 	// A block freed between plan and done: its region shrank under the
 	// mover, as when a process unmaps part of its KV cache.
-	if err := d.planner.Untrack(moves[0].r.blocks[moves[0].index].ID); err != nil {
+	if err := d.planner.Untrack(moves[0].r.idOf(moves[0].index)); err != nil {
 		t.Fatal(err)
 	}
 	ghost := newRegion(99, nil, 1<<41, 256<<10, 256<<10) // never tracked

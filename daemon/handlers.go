@@ -249,8 +249,8 @@ func (d *Daemon) hints(c caller, id uint64, req api.HintsRequest) (int, error) {
 		return 0, err
 	}
 	for i, b := range req.Blocks {
-		if b >= uint64(len(reg.blocks)) {
-			return 0, badRequest("blocks[%d] = %d: region %d has %d blocks", i, b, id, len(reg.blocks))
+		if b >= uint64(reg.blocks.len()) {
+			return 0, badRequest("blocks[%d] = %d: region %d has %d blocks", i, b, id, reg.blocks.len())
 		}
 	}
 	now := d.now()

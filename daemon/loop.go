@@ -68,6 +68,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 	d.reapLocked()
 	now := d.now()
 	d.reconcileLocked(now)
+	d.sweepLocked(now)
 	hits := d.drainLocked(now)
 	decStart := time.Now()
 	d.moveCapLocked()
@@ -127,8 +128,9 @@ func (d *Daemon) decideLocked(now policy.Time) (*plan.Plan, []plannedMove, numa.
 // buildMoves turns a plan into mover moves, each promotion after the
 // demotions that make its room (plan.Plan.Order).
 func (d *Daemon) buildMoves(pl *plan.Plan) ([]plannedMove, numa.Plan) {
-	var moves []plannedMove
-	var mp numa.Plan
+	n := len(pl.Demote) + len(pl.Promote)
+	moves := make([]plannedMove, 0, n)
+	mp := make(numa.Plan, 0, n)
 	add := func(m plan.Move) {
 		rid, idx := splitBlockID(m.Block.ID)
 		r, ok := d.regions[rid]
@@ -183,12 +185,14 @@ func (d *Daemon) feedCountsLocked(s *samplerState, counts []bpf.Count, now polic
 // accessLocked records the accesses o reports of block index of region rid.
 func (d *Daemon) accessLocked(rid uint64, index int, o plan.Observation, now policy.Time, hits tenantHits) bool {
 	r, ok := d.regions[rid]
-	if !ok || index < 0 || index >= len(r.blocks) || o.Count == 0 {
+	if !ok || index < 0 || index >= r.blocks.len() || o.Count == 0 {
 		return false
 	}
 	count := uint64(o.Count)
-	id := r.blocks[index].ID
-	_ = d.planner.Observe(id, o, now)
+	id := r.idOf(index)
+	if _, err := d.blockLocked(r, index, now); err == nil {
+		_ = d.planner.Observe(id, o, now)
+	}
 	r.heat[index] += float32(count)
 	r.accesses += count
 	if d.rec != nil {
@@ -262,7 +266,7 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 			d.metrics.migErrors.WithLabelValues(name).Add(float64(n))
 		}
 		d.moveFailed(failed, m, out)
-		id := m.r.blocks[m.index].ID
+		id := m.r.idOf(m.index)
 		if err := d.planner.Done(id, m.promote, ok, now); err != nil {
 			d.doneFailed(m, err)
 			continue

@@ -136,8 +136,8 @@ func TestRegretEvent(t *testing.T) {
 	d := td.d
 	d.mu.Lock()
 	r := d.regions[reg.ID]
-	d.demoted[r.blocks[3].ID] = d.now()
-	d.demoted[r.blocks[4].ID] = d.now() - d.horizon() - 1 // expired: no regret
+	d.demoted[r.idOf(3)] = d.now()
+	d.demoted[r.idOf(4)] = d.now() - d.horizon() - 1 // expired: no regret
 	d.mu.Unlock()
 	if _, err := td.client.Hints(ctx, reg.ID, api.HintsRequest{Blocks: []uint64{3, 4}}); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func (d *Daemon) placement(c caller, id uint64, pg api.Page, clip bool) (api.Pla
 		d.mu.Unlock()
 		return api.Placement{}, err
 	}
-	total := len(r.blocks)
+	total := r.blocks.len()
 	if pg.Offset > total {
 		if !clip {
 			d.mu.Unlock()

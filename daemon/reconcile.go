@@ -103,17 +103,17 @@ func (d *Daemon) reconcilePass(now policy.Time, budget int) int {
 		if k == 0 && r.id == d.recCursor.region {
 			first = d.recCursor.block
 		}
-		if first >= len(r.blocks) {
+		if first >= r.blocks.len() {
 			first = 0
 		}
 		// Whole blocks, at least one, up to the budget.
 		per := queriedPerBlock(r.blockSize, reconcilePerBlock(r))
 		n := max(budget/per, 1)
-		last := min(first+n, len(r.blocks))
+		last := min(first+n, r.blocks.len())
 		fixed += d.reconcileBlocks(r, first, last, now)
 		budget -= (last - first) * per
 		d.recCursor = reconcileCursor{region: r.id, block: last}
-		if last == len(r.blocks) {
+		if last == r.blocks.len() {
 			d.recCursor = reconcileCursor{region: r.id + 1}
 		}
 		if budget <= 0 {
@@ -146,15 +146,13 @@ func (d *Daemon) reconcileBlocks(r *region, first, last int, now policy.Time) in
 		}
 		// Split across the tiers: fast, unless pinned (to be brought
 		// back whole).
-		fast := p.fast && !(p.slow && r.blocks[i].Meta.Pinned)
+		fast := p.fast && !(p.slow && r.pinnedAt(i))
 		if fast == r.fast[i] {
 			continue
 		}
-		changed, err := d.planner.SetTier(r.blocks[i].ID, fast, now)
-		if err != nil || !changed {
+		if !d.setTierLocked(r, i, fast, now) {
 			continue
 		}
-		r.fast[i] = fast
 		if fast {
 			toFast = append(toFast, i)
 		} else {
@@ -166,4 +164,36 @@ func (d *Daemon) reconcileBlocks(r *region, first, last int, now policy.Time) in
 			"region", r.id, "pid", r.pid(), "tenant", r.tenant, "now_fast", toFast, "now_slow", toSlow)
 	}
 	return len(toFast) + len(toSlow)
+}
+
+// setTierLocked records that block i of r was found in the other tier,
+// fast if fast, and reports whether the planner took it. A block not
+// materialised found slow leaves the pool; one found fast is materialised
+// (tracked fast, not pooled: a pool's blocks only leave it).
+func (d *Daemon) setTierLocked(r *region, i int, fast bool, now policy.Time) bool {
+	if r.blocks.get(i) == nil {
+		if r.adding && i >= r.tracked {
+			return false
+		}
+		if r.pooled(i) {
+			if fast {
+				return false
+			}
+			d.planner.TakeFromPool(r.pool, int64(r.blockLen(i)))
+			r.fast[i] = false
+			return true
+		}
+		r.fast[i] = fast
+		if _, err := d.materialiseLocked(r, i, now); err != nil {
+			r.fast[i] = !fast
+			return false
+		}
+		return true
+	}
+	changed, err := d.planner.SetTier(r.idOf(i), fast, now)
+	if err != nil || !changed {
+		return false
+	}
+	r.fast[i] = fast
+	return true
 }

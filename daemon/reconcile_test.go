@@ -38,10 +38,9 @@ planner {
 	r := d.regions[v.ID]
 	now := d.now()
 	for _, i := range []int{0, 3} { // the drift
-		if ok, err := d.planner.SetTier(r.blocks[i].ID, true, now); !ok || err != nil {
-			t.Fatalf("making block %d fast: %v, %v", i, ok, err)
+		if !d.setTierLocked(r, i, true, now) {
+			t.Fatalf("making block %d fast: refused", i)
 		}
-		r.fast[i] = true
 	}
 	// 64 pages a pass: 4 blocks of 16 pages each.
 	fixed := d.reconcilePass(now, 64)
@@ -49,7 +48,7 @@ planner {
 		t.Fatalf("after a pass of 64 pages the cursor is at %+v, want region %d block 4", d.recCursor, r.id)
 	}
 	passes := 1
-	for passes < len(r.blocks)/4+1 {
+	for passes < r.blocks.len()/4+1 {
 		fixed += d.reconcilePass(now, 64)
 		passes++
 	}
@@ -57,13 +56,13 @@ planner {
 		t.Fatalf("%d blocks corrected in %d passes (block 0 fast %v, block 3 fast %v), want blocks 0 and 3 back to slow",
 			fixed, passes, r.fast[0], r.fast[3])
 	}
-	if fast, _ := d.planner.Fast(r.blocks[0].ID); fast || d.planner.FastBytes() != 0 {
+	if fast, _ := d.planner.Fast(r.idOf(0)); fast || d.planner.FastBytes() != 0 {
 		t.Errorf("planner: block 0 fast %v, %d fast bytes; want slow and 0", fast, d.planner.FastBytes())
 	}
 	pl := d.planner.Plan(d.now())
 	found := false
 	for _, m := range pl.Promote {
-		found = found || m.Block.ID == r.blocks[0].ID
+		found = found || m.Block.ID == r.idOf(0)
 	}
 	if !found {
 		t.Errorf("the plan after the reconcile promotes %d blocks, not pinned block 0", len(pl.Promote))
@@ -124,10 +123,9 @@ planner {
 			passes = append(passes, d.planner.Epoch())
 		}
 		if d.planner.Epoch() == 20 {
-			if ok, err := d.planner.SetTier(r.blocks[1].ID, true, d.now()); !ok || err != nil {
-				t.Fatalf("making block 1 fast: %v, %v", ok, err)
+			if !d.setTierLocked(r, 1, true, d.now()) {
+				t.Fatal("making block 1 fast: refused")
 			}
-			r.fast[1] = true
 		}
 		d.planner.Plan(d.now())
 	}
@@ -176,10 +174,9 @@ func TestReconcileSampled(t *testing.T) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
-	if ok, err := d.planner.SetTier(r.blocks[5].ID, true, now); !ok || err != nil {
-		t.Fatalf("making block 5 fast: %v, %v", ok, err)
+	if !d.setTierLocked(r, 5, true, now) {
+		t.Fatal("making block 5 fast: refused")
 	}
-	r.fast[5] = true
 	if fixed := d.reconcilePass(now, 64); fixed != 1 || r.fast[5] {
 		t.Fatalf("a pass corrected %d blocks (block 5 fast %v), want block 5 back to slow", fixed, r.fast[5])
 	}

@@ -88,28 +88,28 @@ func (r *recorder) write(rec trace.Record) {
 
 // access records count sampled accesses (at most maxRecordTouches).
 func (r *recorder) access(reg *region, i int, count uint64, now policy.Time) {
-	b := &reg.blocks[i]
-	r.seen[b.ID] = struct{}{}
+	id, m := reg.idOf(i), reg.metaOf(i)
+	r.seen[id] = struct{}{}
 	for range min(count, maxRecordTouches) {
-		r.write(trace.Record{Op: trace.OpAccess, Time: now, Block: b.ID, Meta: b.Meta})
+		r.write(trace.Record{Op: trace.OpAccess, Time: now, Block: id, Meta: m})
 	}
 }
 
 // updated records block i's new metadata.
 func (r *recorder) updated(reg *region, i int, now policy.Time) {
-	r.write(trace.Record{Op: trace.OpUpdate, Time: now, Block: reg.blocks[i].ID, Meta: reg.blocks[i].Meta})
+	r.write(trace.Record{Op: trace.OpUpdate, Time: now, Block: reg.idOf(i), Meta: reg.metaOf(i)})
 }
 
 // freed records that a region's blocks are gone, those this recording
 // has accessed.
 func (r *recorder) freed(reg *region, now policy.Time) {
-	for i := range reg.blocks {
-		b := &reg.blocks[i]
-		if _, ok := r.seen[b.ID]; !ok {
+	for i := range reg.blocks.len() {
+		id := reg.idOf(i)
+		if _, ok := r.seen[id]; !ok {
 			continue
 		}
-		delete(r.seen, b.ID)
-		r.write(trace.Record{Op: trace.OpFree, Time: now, Block: b.ID, Meta: b.Meta})
+		delete(r.seen, id)
+		r.write(trace.Record{Op: trace.OpFree, Time: now, Block: id, Meta: reg.metaOf(i)})
 	}
 }
 

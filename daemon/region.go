@@ -10,6 +10,7 @@ import (
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
 	"github.com/kvtier/kvtier/policy"
+	"github.com/kvtier/kvtier/policy/plan"
 )
 
 // maxRegionBlocks bounds the blocks of one region (the sampler counts
@@ -17,8 +18,9 @@ import (
 const maxRegionBlocks = 1 << 22
 
 // region is one tracked KV buffer of one process. Its blocks are
-// policy.Blocks with stable addresses (the slice is never reallocated), so
-// the planner may keep pointers to them until the region is dropped.
+// policy.Blocks with stable addresses, materialised as they are needed
+// (blocks.go), so the planner may keep pointers to them until the region
+// is dropped.
 type region struct {
 	id         uint64
 	proc       *numa.Process
@@ -37,11 +39,13 @@ type region struct {
 	uid        uint32 // the process's real uid at registration (the state file checks it)
 	registered time.Time
 
-	blocks   []policy.Block
-	fast     []bool    // tier of each block as last known
-	heat     []float32 // access counts decayed with viewHeatHalfLife (placement views)
-	accesses uint64
-	watched  []string // samplers watching the region
+	blocks    blockStore
+	pool      *plan.Pool // its fast blocks not materialised (nil: none yet)
+	thinkDone []uint64   // think_complete marks of unmaterialised blocks (nil: none)
+	fast      []bool     // tier of each block as last known
+	heat      []float32  // access counts decayed with viewHeatHalfLife (placement views)
+	accesses  uint64
+	watched   []string // samplers watching the region
 
 	// adding is set while a registration hands the region's blocks to
 	// the planner in steps (track.go): blocks [0, tracked) are tracked.
@@ -55,15 +59,14 @@ type region struct {
 	closeProc bool
 }
 
-// newRegion builds the blocks of a region; every block starts fast, and
+// newRegion builds a region, none of its blocks materialised; every block starts fast, and
 // addRegion sets the tiers it read (readTiers) before tracking them.
 func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *region {
 	n := int((length + blockSize - 1) / blockSize)
 	r := &region{id: id, proc: proc, addr: addr, length: length, blockSize: blockSize,
 		refcount: 1, priority: policy.PriorityNormal, registered: time.Now().UTC(),
-		blocks: make([]policy.Block, n), fast: make([]bool, n), heat: make([]float32, n)}
-	for i := range r.blocks {
-		r.blocks[i].ID = blockID(id, i)
+		blocks: newBlockStore(n), fast: make([]bool, n), heat: make([]float32, n)}
+	for i := range r.fast {
 		r.fast[i] = true
 	}
 	return r
@@ -223,7 +226,7 @@ func (r *region) meta(i int, class policy.Class) policy.Meta {
 		Pinned:   r.pinnedAt(i),
 		RefCount: r.refcount,
 		Pos:      int32(i),
-		SeqLen:   int32(len(r.blocks)),
+		SeqLen:   int32(r.blocks.len()),
 	}
 }
 
@@ -248,7 +251,7 @@ func (r *region) checkRanges(field string, rs []api.Range) error {
 // view is the region as the API shows it.
 func (r *region) view() api.Region {
 	v := api.Region{ID: r.id, PID: r.pid(), Addr: r.addr, Length: r.length, BlockSize: r.blockSize,
-		Blocks: len(r.blocks), Tenant: r.tenant, Class: r.class.String(), Priority: PriorityName(r.priority),
+		Blocks: r.blocks.len(), Tenant: r.tenant, Class: r.class.String(), Priority: PriorityName(r.priority),
 		RefCount: r.refcount, Pinned: append([]api.Range{}, r.pinned...), Name: r.name, Source: r.source,
 		Registered: r.registered, Accesses: r.accesses}
 	v.FastBytes, v.SlowBytes, _ = r.tierBytes()

@@ -14,7 +14,7 @@ func TestTierBytes(t *testing.T) {
 			r.fast[len(r.fast)-1] = lastFast
 			var fast, slow uint64
 			n := 0
-			for i := range r.blocks {
+			for i := range r.blocks.len() {
 				if r.fast[i] {
 					fast += r.blockLen(i)
 					n++

@@ -45,7 +45,7 @@ func TestReuseEvidence(t *testing.T) {
 				d.accessLocked(r.id, 2, hintObservation, now, nil)
 			}
 			pl, _, _ := d.decideLocked(now)
-			got := len(pl.Promote) == 1 && pl.Promote[0].Block.ID == r.blocks[2].ID
+			got := len(pl.Promote) == 1 && pl.Promote[0].Block.ID == r.idOf(2)
 			if got != tc.want {
 				t.Fatalf("block 2 promoted %v (plan promotes %d blocks), want %v", got, len(pl.Promote), tc.want)
 			}

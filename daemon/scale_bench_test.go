@@ -126,20 +126,28 @@ func scaleCounts(regions, epochs int) [][]bpf.Count {
 // BenchmarkScaleEpochDecision measures an epoch's decision with 1% of the
 // tracked blocks sampled, as BenchmarkEpochDecision does: feeding the
 // counts (feed-ms) and the plan with the mover's moves built from it
-// (decide-ms, what kvtier_policy_decision_seconds observes). Half of the
-// blocks start fast; the warm-up sheds the overage and runs the moves.
+// (decide-ms, what kvtier_policy_decision_seconds observes). Every block
+// starts fast, four times the fast budget: the warm-up sheds 1% a plan and
+// runs the moves. An epoch begins with the sweep of idle blocks (sweep-ms;
+// the daemon's epoch runs it before it drains the samplers). B/block is
+// the daemon's heap per block at the end: the blocks sampled, hinted or
+// moved lately have their state (blocks.go, sweep.go).
 func BenchmarkScaleEpochDecision(b *testing.B) {
 	for _, regions := range scaleRegions() {
 		b.Run(fmt.Sprintf("blocks=%dM", regions), func(b *testing.B) {
 			epochs := scaleCounts(regions, 16)
+			before := testutil.LiveHeap()
 			d := scaleDaemon(b, regions, true)
 			now, i := policy.Time(0), 0
-			var feed, decide time.Duration
+			var feed, decide, sweep time.Duration
 			run := func() {
 				now += policy.Time(d.cfg.Epoch)
 				d.mu.Lock()
 				defer d.mu.Unlock()
+				swept := time.Now()
+				d.sweepLocked(now)
 				start := time.Now()
+				sweep += start.Sub(swept)
 				d.feedCountsLocked(openedState("damon"), epochs[i%len(epochs)], now, tenantHits{})
 				mid := time.Now()
 				_, moves, mp := d.decideLocked(now)
@@ -154,13 +162,16 @@ func BenchmarkScaleEpochDecision(b *testing.B) {
 			for range 2 * len(epochs) {
 				run()
 			}
-			feed, decide, i = 0, 0, 0
+			feed, decide, sweep, i = 0, 0, 0, 0
 			for b.Loop() {
 				run()
 			}
 			ms := func(t time.Duration) float64 { return float64(t) / float64(time.Millisecond) / float64(i) }
 			b.ReportMetric(ms(feed), "feed-ms")
 			b.ReportMetric(ms(decide), "decide-ms")
+			b.ReportMetric(ms(sweep), "sweep-ms")
+			b.ReportMetric(float64(testutil.LiveHeap()-before)/float64(regions*scaleRegionBlocks), "B/block")
+			runtime.KeepAlive(d)
 		})
 	}
 }

@@ -174,12 +174,16 @@ func (d *Daemon) addRegionAs(c caller, s regionSpec) (api.Region, error) {
 	return v, err
 }
 
-// untrack removes the first n blocks of r from the planner.
+// untrack removes the materialised blocks among the first n of r from
+// the planner (the others were never tracked, nor demoted), its pool and
+// its dense declaration.
 func (d *Daemon) untrack(r *region, n int) {
-	for i := range n {
-		_ = d.planner.Untrack(r.blocks[i].ID)
-		delete(d.demoted, r.blocks[i].ID)
-	}
+	d.closePoolLocked(r)
+	d.planner.Dense(uint32(r.id), 0)
+	r.eachBlock(n, func(_ int, b *policy.Block) {
+		_ = d.planner.Untrack(b.ID)
+		delete(d.demoted, b.ID)
+	})
 }
 
 // watch adds r to every open sampler. A sampler whose watch list is full
@@ -246,7 +250,7 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	}
 	d.log.Named("registry").Info("region removed", "region", r.id, "pid", pid, "reason", reason)
 	d.saveStateLocked()
-	d.events.publish(api.Event{Type: typ, Region: r.id, PID: pid, Tenant: r.tenant, Blocks: len(r.blocks), Reason: reason})
+	d.events.publish(api.Event{Type: typ, Region: r.id, PID: pid, Tenant: r.tenant, Blocks: r.blocks.len(), Reason: reason})
 	d.owners.remove(r.id)
 }
 

@@ -88,9 +88,9 @@ func (d *Daemon) reserveID(s *regionSpec) (uint64, error) {
 	return d.nextID, nil
 }
 
-// buildRegion builds region id of s on proc: its blocks, their tiers (as
-// read at registration) and metadata, but for the tenant's number, which
-// trackStepLocked sets. It touches nothing of the daemon's.
+// buildRegion builds region id of s on proc: its blocks' tiers (as read
+// at registration) and the metadata they share. It touches nothing of the
+// daemon's.
 func buildRegion(id uint64, s *regionSpec, proc *numa.Process) (*region, error) {
 	r := newRegion(id, proc, s.addr, s.length, s.blockSz)
 	if s.fast != nil {
@@ -103,9 +103,6 @@ func buildRegion(id uint64, s *regionSpec, proc *numa.Process) (*region, error) 
 	r.pinned = append([]api.Range(nil), s.pinned...)
 	r.owner, r.uid = s.owner, s.uid
 	r.tenant = s.tenant
-	for i := range r.blocks {
-		r.blocks[i].Meta = r.meta(i, r.class)
-	}
 	return r, nil
 }
 
@@ -118,20 +115,31 @@ func (d *Daemon) insertLocked(r *region) error {
 	}
 	r.tenantIdx = idx
 	r.adding, r.tracked = true, 0
+	// Its blocks' IDs are the region's ID and their indexes: a directory
+	// of 4 bytes a block finds those tracked faster than a map would,
+	// however sparse they are (blocks.go materialises them as needed).
+	d.planner.Dense(uint32(r.id), uint32(r.blocks.len()))
 	d.regions[r.id] = r
 	return nil
 }
 
 // trackStepLocked hands blocks of r to the planner from r.tracked on,
-// for about trackStep at most.
+// for about trackStep at most: those that need a policy.Block at once
+// (needsBlock) are tracked, the other fast ones pooled (blocks.go).
 func (d *Daemon) trackStepLocked(r *region) error {
 	deadline := time.Now().Add(trackStep)
 	now := d.now()
-	for r.tracked < len(r.blocks) {
+	for r.tracked < r.blocks.len() {
 		i := r.tracked
-		r.blocks[i].Meta.Tenant = r.tenantIdx
-		if err := d.planner.Track(&r.blocks[i], r.fast[i], now); err != nil {
-			return fmt.Errorf("tracking block %d of region %d: %w", i, r.id, err)
+		switch {
+		case r.needsBlock(i):
+			if _, err := d.materialiseLocked(r, i, now); err != nil {
+				return err
+			}
+		case r.fast[i]:
+			if err := d.poolLocked(r, i); err != nil {
+				return err
+			}
 		}
 		r.tracked++
 		if r.tracked%trackCheck == 0 && time.Now().After(deadline) {
@@ -161,7 +169,7 @@ func (d *Daemon) trackSteps(r *region) error {
 			d.mu.Unlock()
 			return err
 		}
-		if r.tracked == len(r.blocks) {
+		if r.tracked == r.blocks.len() {
 			return nil
 		}
 		d.mu.Unlock()
@@ -189,9 +197,9 @@ func (d *Daemon) publishLocked(r *region) (api.Region, error) {
 	}
 	d.metrics.regions.Set(float64(len(d.regions)))
 	d.log.Named("registry").Info("region registered", "region", r.id, "pid", r.pid(), "tenant", r.tenant,
-		"blocks", len(r.blocks), "source", r.source)
+		"blocks", r.blocks.len(), "source", r.source)
 	d.events.publish(api.Event{Type: api.EventRegionRegistered, Region: r.id, PID: r.pid(), Tenant: r.tenant,
-		Blocks: len(r.blocks), Bytes: int64(r.length), Reason: r.source})
+		Blocks: r.blocks.len(), Bytes: int64(r.length), Reason: r.source})
 	d.saveStateLocked()
 	return r.view(), nil
 }
@@ -209,7 +217,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 	if err := d.insertLocked(r); err != nil {
 		return nil, err
 	}
-	for r.tracked < len(r.blocks) {
+	for r.tracked < r.blocks.len() {
 		if err := d.trackStepLocked(r); err != nil {
 			d.untrack(r, r.tracked)
 			delete(d.regions, r.id)

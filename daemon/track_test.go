@@ -80,20 +80,22 @@ func TestRegisterInSteps(t *testing.T) {
 	}
 }
 
-// checkTracked checks that the planner tracks the blocks [0, r.tracked)
-// of r and no other (the first and last of each part).
+// checkTracked checks that the planner tracks the blocks among [0,
+// r.tracked) of r that need a policy.Block at once (needsBlock), and no
+// other (the first and last of each part).
 func checkTracked(t *testing.T, d *Daemon, r *region) {
 	t.Helper()
 	if r.tracked == 0 {
 		t.Fatal("a step tracked no block")
 	}
-	probe := []int{0, r.tracked - 1, r.tracked, len(r.blocks) - 1}
+	probe := []int{0, r.tracked - 1, r.tracked, r.blocks.len() - 1}
 	for _, i := range probe {
-		if i >= len(r.blocks) {
+		if i >= r.blocks.len() {
 			continue
 		}
-		if _, tracked := d.planner.Fast(r.blocks[i].ID); tracked != (i < r.tracked) {
-			t.Errorf("block %d: tracked %v, %d of %d blocks tracked", i, tracked, r.tracked, len(r.blocks))
+		want := i < r.tracked && r.needsBlock(i)
+		if _, tracked := d.planner.Fast(r.idOf(i)); tracked != want {
+			t.Errorf("block %d: tracked %v, %d of %d blocks tracked", i, tracked, r.tracked, r.blocks.len())
 		}
 	}
 }
@@ -112,7 +114,7 @@ func TestRegisterDroppedInSteps(t *testing.T) {
 	if !errors.As(err, &re) || re.code != http.StatusNotFound {
 		t.Fatalf("trackSteps of a dropped region: %v, want a 404", err)
 	}
-	if _, tracked := d.planner.Fast(r.blocks[0].ID); tracked {
+	if _, tracked := d.planner.Fast(r.idOf(0)); tracked {
 		t.Error("the dropped region's blocks are still tracked")
 	}
 	if strings.Contains(logs.String(), "region removed") {

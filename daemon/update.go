@@ -48,30 +48,51 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 	if err := r.checkRanges("think_complete", req.ThinkComplete); err != nil {
 		return api.Region{}, badRequest("%v", err)
 	}
-	r.priority, r.refcount, r.pinned = prio, rc, pinned
 	classChanged := class != r.class
+	// The pooled blocks change bucket: the loop below pools them anew,
+	// as newest (as a tracked block changing bucket is admitted anew).
+	repool := r.pool != nil && (classChanged || prio != r.priority || rc != r.refcount)
+	if repool {
+		d.closePoolLocked(r)
+	}
+	r.priority, r.refcount, r.pinned = prio, rc, pinned
 	r.class = class
 	now := d.now()
-	for i := range r.blocks {
-		bc := r.blocks[i].Meta.Class
-		if classChanged && bc != policy.ClassThinkComplete {
-			bc = class
-		}
-		if inRanges(r, i, req.ThinkComplete) {
-			bc = policy.ClassThinkComplete
-		}
-		m := r.meta(i, bc)
-		if m != r.blocks[i].Meta {
-			if err := d.planner.Update(r.blocks[i].ID, m, now); err != nil {
-				return api.Region{}, err
-			}
-			if d.rec != nil {
-				d.rec.updated(r, i, now)
-			}
+	for i := range r.blocks.len() {
+		if err := d.updateBlockLocked(r, i, blockChange{classChanged, repool, req.ThinkComplete}, now); err != nil {
+			return api.Region{}, err
 		}
 	}
 	d.saveStateLocked()
 	return r.view(), nil
+}
+
+// updateBlockLocked gives block i of r the metadata of r's settings, as
+// updated: the region's class if it changed (think_complete stays),
+// think_complete if a range of done names it.
+func (d *Daemon) updateBlockLocked(r *region, i int, c blockChange, now policy.Time) error {
+	b := r.blocks.get(i)
+	if b == nil {
+		return d.updateUnmaterialisedLocked(r, i, inRanges(r, i, c.done), c.repool, now)
+	}
+	bc := b.Meta.Class
+	if c.classChanged && bc != policy.ClassThinkComplete {
+		bc = r.class
+	}
+	if inRanges(r, i, c.done) {
+		bc = policy.ClassThinkComplete
+	}
+	m := r.meta(i, bc)
+	if m == b.Meta {
+		return nil
+	}
+	if err := d.planner.Update(b.ID, m, now); err != nil {
+		return err
+	}
+	if d.rec != nil {
+		d.rec.updated(r, i, now)
+	}
+	return nil
 }
 
 // inRanges reports whether block i of r lies in one of rs.
@@ -99,4 +120,32 @@ func nextClass(r *region, req *string) (policy.Class, error) {
 		return class, badRequest("class: region %d is think_complete; classes demote one way", r.id)
 	}
 	return class, nil
+}
+
+// blockChange is what an update changes of every block of a region.
+type blockChange struct {
+	classChanged bool        // the region's class changed
+	repool       bool        // the region's pool was closed
+	done         []api.Range // ranges marked think_complete
+}
+
+// updateUnmaterialisedLocked updates block i of r, not materialised, which
+// takes its metadata from the region when it is: a think_complete mark
+// (done) is kept for it; it is materialised now if it became pinned, or
+// if it is fast and marked (it leaves the region's pool's bucket); a fast
+// block no longer pooled (repool: the pool was closed) joins the region's
+// new pool.
+func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, done, repool bool, now policy.Time) error {
+	wasPooled := !repool && r.pooled(i)
+	if done {
+		r.markThinkDone(i)
+	}
+	switch {
+	case r.pinnedAt(i) || (done && r.fast[i]):
+		_, err := d.materialiseFrom(r, i, wasPooled, now)
+		return err
+	case r.fast[i] && !wasPooled:
+		return d.poolLocked(r, i)
+	}
+	return nil
 }

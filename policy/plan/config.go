@@ -25,6 +25,9 @@ var (
 	// ErrTenantInUse is returned by DropTenant for a tenant that still
 	// has tracked blocks.
 	ErrTenantInUse = errors.New("tenant has tracked blocks")
+	// ErrPinnedPool is returned by OpenPool for pinned metadata: pinned
+	// blocks are tracked one by one.
+	ErrPinnedPool = errors.New("pinned blocks cannot be pooled")
 	// ErrBadSource is returned by Observe for an unknown Source.
 	ErrBadSource = errors.New("unknown observation source")
 )

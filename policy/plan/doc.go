@@ -22,6 +22,13 @@
 // promotions count against capacity and quotas, pending demotions count as
 // freed.
 //
+// Fast blocks no source has seen may instead be counted in bulk into a
+// Pool (OpenPool, AddToPool, TakeFromPool, ClosePool): they count in the
+// tier and their tenant, and the planner demotes them before the
+// victims of their bucket's policy, asking the pool's PoolSource for a
+// policy.Block only for those it demotes (pool.go). Dense declares the
+// ID range of a group whose IDs the caller tracks sparsely.
+//
 // Blocks may be untracked at any time, also while their moves are planned
 // or running (a request's decode blocks are freed, a process exits).
 // Untrack abandons the block's pending move: its bytes stop counting at

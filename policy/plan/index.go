@@ -75,13 +75,15 @@ type group struct {
 	pages  int                // directory pages allocated
 	sparse map[uint32]uint32  // slot by low 32 bits, once sparse
 	n      int                // IDs in the group
+	dense  uint32             // low 32 bits below dense always fit the directory
 }
 
 // index maps block IDs to slots.
 type index struct {
 	groups map[uint32]*group
-	hi     uint32 // the group last looked up
-	last   *group // nil when none was
+	dense  map[uint32]uint32 // Planner.Dense's declarations, by group
+	hi     uint32            // the group last looked up
+	last   *group            // nil when none was
 	n      int
 }
 
@@ -124,7 +126,7 @@ func (x *index) put(id policy.BlockID, slot uint32) {
 		if x.groups == nil {
 			x.groups = map[uint32]*group{}
 		}
-		g = &group{}
+		g = &group{dense: x.dense[hi]}
 		x.groups[hi] = g
 		x.hi, x.last = hi, g
 	}
@@ -141,7 +143,8 @@ func (x *index) put(id policy.BlockID, slot uint32) {
 }
 
 // place makes room for lo in the directory, unless the directory would
-// then hold more than maxDirBytesPerID bytes per ID beyond dirSlack.
+// then hold more than maxDirBytesPerID bytes per ID beyond dirSlack and lo
+// is not below the group's declared dense range.
 func (g *group) place(lo uint32) bool {
 	p := int(lo >> dirShift)
 	if p < len(g.dir) && g.dir[p] != nil {
@@ -149,7 +152,7 @@ func (g *group) place(lo uint32) bool {
 	}
 	top := max(len(g.dir), p+1)
 	bytes := top*8 + (g.pages+1)*dirPage*4
-	if bytes > maxDirBytesPerID*g.n+dirSlack {
+	if bytes > maxDirBytesPerID*g.n+dirSlack && lo >= g.dense {
 		return false
 	}
 	if p >= len(g.dir) {
@@ -192,4 +195,25 @@ func (x *index) del(id policy.BlockID) {
 		return
 	}
 	g.dir[lo>>dirShift][lo&(dirPage-1)] = 0
+}
+
+// Dense declares that the IDs of group (their high 32 bits) that the
+// caller tracks have low 32 bits below ids (a daemon region's block
+// indexes): the planner indexes them in a directory of 4 bytes per ID
+// below ids at most, however few of them are tracked at a time, instead
+// of turning to a map (slower) when they are sparse. ids 0 withdraws the
+// declaration for groups created from then on.
+func (p *Planner) Dense(group, ids uint32) {
+	x := &p.ids
+	if ids == 0 {
+		delete(x.dense, group)
+		return
+	}
+	if x.dense == nil {
+		x.dense = map[uint32]uint32{}
+	}
+	x.dense[group] = ids
+	if g := x.groups[group]; g != nil {
+		g.dense = ids
+	}
 }

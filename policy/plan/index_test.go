@@ -14,6 +14,7 @@ func TestIndex(t *testing.T) {
 		name       string
 		n          int
 		id         func(i int) policy.BlockID
+		dense      uint32 // Planner.Dense's declaration for group 0
 		wantSparse bool
 	}{
 		{name: "dense from 0", n: 5000, id: func(i int) policy.BlockID { return policy.BlockID(i) }},
@@ -23,10 +24,16 @@ func TestIndex(t *testing.T) {
 		{name: "strided by 64", n: 2000, id: func(i int) policy.BlockID { return policy.BlockID(64 * i) }, wantSparse: true},
 		{name: "hashed 32-bit", n: 4000, id: hashed, wantSparse: true},
 		{name: "one high ID", n: 1, id: func(int) policy.BlockID { return 1<<32 - 1 }, wantSparse: true},
+		{name: "strided by 64, declared dense", n: 2000, id: func(i int) policy.BlockID { return policy.BlockID(64 * i) },
+			dense: 64 * 2000},
+		{name: "hashed 32-bit, declared dense below", n: 4000, id: hashed, dense: 1 << 20, wantSparse: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var x index
+			if tt.dense > 0 {
+				x.dense = map[uint32]uint32{0: tt.dense}
+			}
 			for i := range tt.n {
 				x.put(tt.id(i), uint32(i))
 			}
@@ -37,7 +44,8 @@ func TestIndex(t *testing.T) {
 				if sparse := g.sparse != nil; sparse != tt.wantSparse {
 					t.Fatalf("sparse %v, want %v", sparse, tt.wantSparse)
 				}
-				if bytes := len(g.dir)*8 + g.pages*dirPage*4; bytes > maxDirBytesPerID*g.n+dirSlack {
+				limit := max(maxDirBytesPerID*g.n+dirSlack, (int(tt.dense)/dirPage+1)*(dirPage*4+8))
+				if bytes := len(g.dir)*8 + g.pages*dirPage*4; bytes > limit {
 					t.Fatalf("directory of %d bytes for %d IDs", bytes, g.n)
 				}
 			}

@@ -90,7 +90,8 @@ type tenant struct {
 	blocks   int
 	fast     int
 	pols     [nBuckets]policy.Policy
-	sel      selection // scratch of selectBatch
+	pools    [nBuckets][]*Pool // open pools by bucket, oldest first
+	sel      selection         // scratch of selectBatch
 }
 
 // Planner decides, once per epoch, which blocks move between the fast and

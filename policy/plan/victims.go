@@ -121,11 +121,7 @@ func (p *Planner) evictOwn(t *tenant, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) int64 {
 	var freed int64
 	for bk := 0; bk < nBuckets && freed < bytes; bk++ {
-		pol := t.pols[bk]
-		if pol == nil {
-			continue
-		}
-		f, spent := p.take(pol, bytes-freed, r, bud, now, pl, guard)
+		f, spent := p.takeBucket(t, bk, bytes-freed, r, bud, now, pl, guard)
 		freed += f
 		if spent {
 			break
@@ -158,12 +154,8 @@ func (p *Planner) evictOthers(req *tenant, bytes int64, r Reason, bud *budget,
 		for pr := 0; pr < prioLevels; pr++ {
 			for cl := 0; cl < classLevels; cl++ {
 				for _, t := range others {
-					pol := t.pols[bucketIndex(pr, cl, sh)]
-					if pol == nil {
-						continue
-					}
 					before := len(pl.Demote)
-					f, spent := p.take(pol, bytes-freed, r, bud, now, pl, guard)
+					f, spent := p.takeBucket(t, int(bucketIndex(pr, cl, sh)), bytes-freed, r, bud, now, pl, guard)
 					if f > 0 && req != nil {
 						pl.event(t.id, req.id, len(pl.Demote)-before, f)
 					}

@@ -1,0 +1,93 @@
+package daemon
+
+import (
+	"slices"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// Sweeping idle blocks. A block materialised because it was sampled,
+// hinted or demoted (blocks.go) keeps its policy.Block and planner entry,
+// about 150 bytes, while it is tracked; over hours every block of a region
+// would have them. Each epoch sweepLocked walks on through the regions'
+// blocks from a cursor and gives back the state of those the planner finds
+// idle (plan.Planner.Idle: slow, unpinned, no pending move, unseen for 8
+// epochs, out of their cooldown): they are untracked and dematerialised,
+// back to the 9 bytes of an untouched block, and are tracked afresh when
+// next sampled. Fast blocks keep their state (their order in the bucket
+// policies is what demotion goes by). What an idle block loses is what
+// nothing uses any more: its decayed heat and its sight windows.
+
+// sweepSlots bounds the blocks an epoch's sweep looks at, and sweepChecks
+// the materialised ones among them it asks the planner about: at 10M
+// blocks a region's blocks are walked every few epochs, faster than a 1%
+// sample and a 1% move budget materialise them.
+const (
+	sweepSlots  = 1 << 22
+	sweepChecks = 1 << 18
+)
+
+// sweepCursor is where the next sweep starts.
+type sweepCursor struct {
+	region uint64
+	block  int
+}
+
+// sweepLocked dematerialises the idle blocks among the next sweepSlots
+// blocks from the cursor (at most sweepChecks looked up) and returns how
+// many it dematerialised.
+func (d *Daemon) sweepLocked(now policy.Time) int {
+	ids := make([]uint64, 0, len(d.regions))
+	for id, r := range d.regions {
+		r.blocks.recycle() // the slots dropped by the last sweep
+		if !r.adding {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	start, _ := slices.BinarySearch(ids, d.sweep.region)
+	slots, checks, freed := sweepSlots, sweepChecks, 0
+	for k := 0; k < len(ids) && slots > 0 && checks > 0; k++ {
+		r := d.regions[ids[(start+k)%len(ids)]]
+		first := 0
+		if r.id == d.sweep.region {
+			first = d.sweep.block
+		}
+		last := min(r.blocks.len(), first+slots)
+		end, n, c := d.sweepRegion(r, first, last, checks, now)
+		freed += n
+		slots -= end - first
+		checks -= c
+		d.sweep = sweepCursor{region: r.id, block: end}
+		if end == r.blocks.len() {
+			d.sweep = sweepCursor{region: r.id + 1}
+		}
+	}
+	return freed
+}
+
+// sweepRegion dematerialises the idle blocks of r among [first, last),
+// stopping after checks lookups. It returns where it stopped, how many it
+// dematerialised and how many it looked up.
+func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time) (end, freed, looked int) {
+	i := first
+	for ; i < last && looked < checks; i++ {
+		b := r.blocks.get(i)
+		if b == nil || r.fast[i] {
+			continue
+		}
+		looked++
+		if !d.planner.Idle(b.ID, now) {
+			continue
+		}
+		if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
+			r.markThinkDone(i) // the class it takes when materialised again
+		}
+		if err := d.planner.Untrack(b.ID); err != nil {
+			continue
+		}
+		r.blocks.drop(i)
+		freed++
+	}
+	return i, freed, looked
+}

@@ -1,0 +1,61 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/kvtier/kvtier/policy"
+)
+
+// TestIdle: a block is idle once slow, unpinned, without a pending move,
+// unseen for coldEpochs epochs and out of its cooldown.
+func TestIdle(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(h *harness)
+		epochs int
+		want   bool
+	}{
+		{name: "slow, unseen", epochs: coldEpochs + 1, want: true},
+		{name: "slow, tracked too recently", epochs: coldEpochs},
+		{name: "fast", setup: func(h *harness) { h.track(2, 0, 100, true) }, epochs: coldEpochs + 1},
+		{name: "pinned", setup: func(h *harness) {
+			h.track(2, 0, 100, false, func(m *policy.Meta) { m.Pinned = true })
+		}, epochs: coldEpochs + 1},
+		{name: "sampled lately", setup: func(h *harness) {
+			h.doneAll(h.plan())
+			h.access(1)
+		}, epochs: coldEpochs},
+		{name: "demoted within cooldown", setup: func(h *harness) {
+			h.track(2, 0, 100, true)
+			h.p.SetFastLimit(1) // no room: the next plan demotes block 2
+		}, epochs: coldEpochs + 1},
+		{name: "demoted, cooldown over", setup: func(h *harness) {
+			h.track(2, 0, 100, true)
+			h.p.SetFastLimit(1)
+			h.doneAll(h.plan())
+			h.now += 1000
+		}, epochs: coldEpochs + 1, want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Config{Cooldown: 1000})
+			h.track(1, 0, 100, false)
+			id := policy.BlockID(1)
+			if tc.setup != nil {
+				tc.setup(h)
+				if h.p.Stats().Tracked > 1 {
+					id = policy.BlockID(h.p.Stats().Tracked)
+				}
+			}
+			for range tc.epochs {
+				h.doneAll(h.plan())
+			}
+			if got := h.p.Idle(id, h.now); got != tc.want {
+				t.Errorf("Idle(%d) = %v after %d epochs, want %v", id, got, tc.epochs, tc.want)
+			}
+		})
+	}
+	h := newHarness(t, Config{})
+	if h.p.Idle(9, 0) {
+		t.Error("an untracked block is idle")
+	}
+}
