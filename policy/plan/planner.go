@@ -91,6 +91,7 @@ type tenant struct {
 	fast     int
 	pols     [nBuckets]policy.Policy
 	sel      selection // scratch of selectBatch
+	batch    []*cand   // scratch of selectBatch: its need's batch
 }
 
 // Planner decides, once per epoch, which blocks move between the fast and
@@ -106,6 +107,7 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
+	rank       ranking // scratch of Plan: its candidates
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none

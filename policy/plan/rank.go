@@ -2,6 +2,7 @@ package plan
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/kvtier/kvtier/policy"
@@ -21,12 +22,65 @@ type cand struct {
 	promote bool // selected and committed: a promotion of this plan
 }
 
-// candidates returns the promotion candidates in rank order.
-func (p *Planner) candidates(now policy.Time) []cand {
-	found := make([]cand, 0, len(p.pinnedSlow)+len(p.touched))
+// ranking is one plan's promotion candidates: found in the order they
+// were found, keys ranking them. Only as many keys are put in rank order
+// as the plan reads (rankTo): a plan whose budget runs out after k
+// candidates sorts about k of them, and one that promotes nothing sorts
+// none. The planner keeps its ranking from plan to plan, so that its
+// buffers are not allocated (and, at 10M blocks, page-faulted in) anew.
+type ranking struct {
+	found  []cand
+	keys   []rankKey
+	sorted int // keys[:sorted] are in rank order and rank before keys[sorted:]
+}
+
+// len returns the number of candidates.
+func (r *ranking) len() int { return len(r.keys) }
+
+// at returns the candidate of rank i, which rankTo(i+1) has put in order.
+func (r *ranking) at(i int) *cand { return &r.found[r.keys[i].i] }
+
+// add adds a candidate.
+func (r *ranking) add(c cand, id policy.BlockID, prio policy.Priority) {
+	k := rankKey{heat: c.heat, id: id, i: uint32(len(r.found)), class: uint16(prio)}
+	if c.pinned {
+		k.class |= 1 << 8
+	}
+	r.found = append(r.found, c)
+	r.keys = append(r.keys, k)
+}
+
+// reset empties r, dropping its references to entries and blocks.
+func (r *ranking) reset() {
+	clear(r.found)
+	r.found, r.keys, r.sorted = r.found[:0], r.keys[:0], 0
+}
+
+// rankTo puts at least the n best candidates (all of them if fewer) in
+// rank order: the best n are selected first, so that the rest need no
+// sorting until a plan reads past them.
+func (r *ranking) rankTo(n int) {
+	if n <= r.sorted {
+		return
+	}
+	rest := r.keys[r.sorted:]
+	k := min(n-r.sorted, len(rest))
+	if k < len(rest) {
+		selectBest(rest, k)
+	}
+	slices.SortFunc(rest[:k], compareRank)
+	r.sorted += k
+}
+
+// candidates finds the promotion candidates of this epoch in p.rank.
+func (p *Planner) candidates(now policy.Time) *ranking {
+	r := &p.rank
+	r.reset()
+	n := len(p.pinnedSlow) + len(p.touched)
+	r.found, r.keys = slices.Grow(r.found, n), slices.Grow(r.keys, n)
 	for _, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			found = append(found, candOf(e))
+			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
 		}
 	}
 	min := p.cfg.promoteMin()
@@ -45,23 +99,10 @@ func (p *Planner) candidates(now policy.Time) []cand {
 		}
 		p.heatNow(e)
 		if e.heat >= min {
-			found = append(found, candOf(e))
+			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
 		}
 	}
-	keys := make([]rankKey, len(found))
-	for i := range found {
-		c := &found[i]
-		keys[i] = rankKey{heat: c.heat, id: c.b.ID, i: uint32(i), class: uint16(c.b.Meta.Priority)}
-		if c.pinned {
-			keys[i].class |= 1 << 8
-		}
-	}
-	slices.SortFunc(keys, compareRank)
-	out := make([]cand, len(keys))
-	for i, k := range keys {
-		out[i] = found[k.i]
-	}
-	return out
+	return r
 }
 
 func candOf(e *entry) cand {
@@ -90,4 +131,53 @@ func compareRank(a, b rankKey) int {
 	default:
 		return cmp.Compare(a.id, b.id)
 	}
+}
+
+// selectBest reorders keys so that keys[:k] are the k best in some order
+// (quickselect, median of three pivots; 0 < k < len(keys)). Past
+// 2*log2(len) partitions, which input ordered against the pivots could
+// cause, it sorts what is left instead.
+func selectBest(keys []rankKey, k int) {
+	lo, hi := 0, len(keys)-1
+	for depth := 2 * bits.Len(uint(len(keys))); lo < hi; depth-- {
+		if depth == 0 {
+			slices.SortFunc(keys[lo:hi+1], compareRank)
+			return
+		}
+		p := partition(keys, lo, hi)
+		switch {
+		case p == k || p == k-1:
+			return
+		case p < k:
+			lo = p + 1
+		default:
+			hi = p - 1
+		}
+	}
+}
+
+// partition partitions keys[lo:hi+1] around a median of three and returns
+// the pivot's place: every key before it ranks before it, every key after
+// it ranks after it.
+func partition(keys []rankKey, lo, hi int) int {
+	mid := lo + (hi-lo)/2
+	if compareRank(keys[mid], keys[lo]) < 0 {
+		keys[mid], keys[lo] = keys[lo], keys[mid]
+	}
+	if compareRank(keys[hi], keys[lo]) < 0 {
+		keys[hi], keys[lo] = keys[lo], keys[hi]
+	}
+	if compareRank(keys[hi], keys[mid]) < 0 {
+		keys[hi], keys[mid] = keys[mid], keys[hi]
+	}
+	keys[mid], keys[hi] = keys[hi], keys[mid] // the median, at hi
+	pivot, store := keys[hi], lo
+	for i := lo; i < hi; i++ {
+		if compareRank(keys[i], pivot) < 0 {
+			keys[i], keys[store] = keys[store], keys[i]
+			store++
+		}
+	}
+	keys[store], keys[hi] = keys[hi], keys[store]
+	return store
 }
