@@ -107,7 +107,11 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
-	rank       ranking // scratch of Plan: its candidates
+	rank       ranking          // scratch of Plan: its candidates
+	ahead      []*policy.Block  // scratch of window: victims ahead
+	aheadIDs   []policy.BlockID // scratch of warm
+	aheadSlots []uint32         // scratch of warm
+	warmed     int64            // what warm read (so that it reads)
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none

@@ -80,7 +80,9 @@ var noGuard = math.Inf(1)
 // the headroom's pass coldOnly (the victim must be cold, see cold).
 func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
+	w := windowOf(pol)
 	for freed < bytes {
+		w.next(p)
 		v, ok := pol.Victim(now)
 		if !ok {
 			return freed, false

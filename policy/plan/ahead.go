@@ -1,0 +1,73 @@
+package plan
+
+import "github.com/kvtier/kvtier/policy"
+
+// Windows of victims fetched ahead (see window): the first is small, as
+// take often stops after a few victims (the guard, the cooldown), and
+// each next one twice the last, up to maxWindow.
+const (
+	minWindow = 4
+	maxWindow = 256
+)
+
+// window fetches ahead what take reads of a policy's next victims: their
+// blocks, index slots and entries. Taken one by one, each victim's block,
+// then its slot, then its entry is a cache miss that waits for the one
+// before (at 10M blocks, about a microsecond and a half a victim); taken
+// a window at a time in three passes, the misses of a pass overlap. A
+// window is only a hint (policy.Lookahead): take decides with Victim as
+// before, so plans do not change.
+type window struct {
+	la   policy.Lookahead // nil: the policy cannot list its next victims
+	left int              // victims of the last window not yet taken
+	size int              // the next window's size
+}
+
+// windowOf returns a window on pol's victims.
+func windowOf(pol policy.Policy) window {
+	la, _ := pol.(policy.Lookahead)
+	return window{la: la, size: minWindow}
+}
+
+// next accounts for one victim taken, fetching the next window first
+// when the last one is used up.
+func (w *window) next(p *Planner) {
+	if w.la == nil {
+		return
+	}
+	if w.left == 0 {
+		p.ahead = w.la.Ahead(p.ahead[:0], w.size)
+		p.warm(p.ahead)
+		w.left = len(p.ahead)
+		w.size = min(2*w.size, maxWindow)
+	}
+	w.left = max(w.left-1, 0)
+}
+
+// warm reads the blocks, then their slots, then their entries, each pass
+// over the whole of bs, so that its cache misses overlap. It keeps what
+// it read in p.warmed only so that the reads are not optimized away.
+func (p *Planner) warm(bs []*policy.Block) {
+	ids := p.aheadIDs[:0]
+	var sum int64
+	for _, b := range bs {
+		// ID and Next are the first and the last exported fields: with
+		// them, the block's lines are fetched, the policy's slot too.
+		ids = append(ids, b.ID)
+		sum += b.Next
+	}
+	slots := p.aheadSlots[:0]
+	for _, id := range ids {
+		if s, ok := p.ids.get(id); ok {
+			slots = append(slots, s)
+		}
+	}
+	for _, s := range slots {
+		// An entry spans two lines: b is in the first, gone in the last.
+		if e := p.ents.at(s); e.b == nil || e.gone {
+			sum++
+		}
+	}
+	p.aheadIDs, p.aheadSlots, p.warmed = ids, slots, sum
+	clear(p.ahead) // no reference to the blocks outlives the window
+}
