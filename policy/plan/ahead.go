@@ -10,6 +10,10 @@ const (
 	maxWindow = 256
 )
 
+// warmBatch is how many sampled entries candidates fetches ahead
+// (warmEntries): their lines and their blocks' fit the L1 cache.
+const warmBatch = 64
+
 // window fetches ahead what take reads of a policy's next victims: their
 // blocks, index slots and entries. Taken one by one, each victim's block,
 // then its slot, then its entry is a cache miss that waits for the one
@@ -70,4 +74,29 @@ func (p *Planner) warm(bs []*policy.Block) {
 	}
 	p.aheadIDs, p.aheadSlots, p.warmed = ids, slots, sum
 	clear(p.ahead) // no reference to the blocks outlives the window
+}
+
+// warmEntries reads the entries of es, then their blocks, each pass over
+// the whole of es, so that its cache misses overlap (candidates then
+// finds them cached). Like warm, it keeps what it read in p.warmed.
+func (p *Planner) warmEntries(es []*entry) {
+	bs := p.ahead[:0]
+	var sum int64
+	for _, e := range es {
+		// An entry spans two lines: b is in the first, gone in the last.
+		if e.gone {
+			sum++
+		}
+		if e.b != nil {
+			bs = append(bs, e.b)
+		}
+	}
+	for _, b := range bs {
+		// ID and Pinned are the first and last fields candidates reads.
+		if sum += int64(b.ID); b.Meta.Pinned {
+			sum++
+		}
+	}
+	p.ahead, p.warmed = bs, sum
+	clear(p.ahead)
 }

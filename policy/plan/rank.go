@@ -83,26 +83,35 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
 		}
 	}
-	min := p.cfg.promoteMin()
-	for _, e := range p.touched {
-		if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
-			continue
-		}
-		if p.noPromote&(1<<e.b.Meta.Class) != 0 {
-			continue
-		}
-		if e.moved && now-e.lastMove < p.cfg.Cooldown {
-			continue
-		}
-		if !p.reused(e) {
-			continue
-		}
-		p.heatNow(e)
-		if e.heat >= min {
-			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+	for from := 0; from < len(p.touched); from += warmBatch {
+		batch := p.touched[from:min(from+warmBatch, len(p.touched))]
+		p.warmEntries(batch)
+		for _, e := range batch {
+			if p.candidate(e, now) {
+				r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+			}
 		}
 	}
 	return r
+}
+
+// candidate reports whether e, sampled this epoch, is a promotion
+// candidate, bringing its heat up to date if its block may be one.
+func (p *Planner) candidate(e *entry, now policy.Time) bool {
+	if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
+		return false
+	}
+	if p.noPromote&(1<<e.b.Meta.Class) != 0 {
+		return false
+	}
+	if e.moved && now-e.lastMove < p.cfg.Cooldown {
+		return false
+	}
+	if !p.reused(e) {
+		return false
+	}
+	p.heatNow(e)
+	return e.heat >= p.cfg.promoteMin()
 }
 
 func candOf(e *entry) cand {
