@@ -129,14 +129,15 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)
+	promoted := 0
 	for _, n := range order {
-		p.commit(n, pl)
+		promoted += p.commit(n, pl)
 		n.t.batch = n.batch[:0] // kept for the next plan's selection
 	}
 	if !p.hold.Demote {
 		p.keepHeadroom(&bud, now, pl)
 	}
-	pl.listPromotions(cands)
+	pl.listPromotions(cands, promoted)
 	cands.reset()
 	return pl
 }
@@ -190,21 +191,16 @@ func (p *Planner) makeRoom(order []*need, bud *budget, now policy.Time, pl *Plan
 	}
 }
 
-// listPromotions lists the candidates committed as promotions, in rank
+// listPromotions lists the n candidates committed as promotions, in rank
 // order (candidates were never pending, so these are this plan's). Every
 // promotion ranks among the candidates selectBatch read, which it put in
 // rank order.
-func (pl *Plan) listPromotions(r *ranking) {
-	promoted := 0
-	for i := range r.sorted {
-		if r.at(i).promote {
-			promoted++
-		}
+func (pl *Plan) listPromotions(r *ranking, n int) {
+	if n == 0 {
+		return
 	}
-	if promoted > 0 {
-		pl.Promote = make([]Move, 0, promoted)
-	}
-	for i := range r.sorted {
+	pl.Promote = make([]Move, 0, n)
+	for i := 0; len(pl.Promote) < n; i++ {
 		if c := r.at(i); c.promote {
 			r := ReasonHot
 			if c.pinned {

@@ -201,8 +201,8 @@ func (pl *Plan) event(t, req uint32, n int, bytes int64) {
 }
 
 // commit defers t's lowest-ranked promotions while its shortage is not
-// covered and marks the rest pending.
-func (p *Planner) commit(n *need, pl *Plan) {
+// covered, marks the rest pending and returns how many they are.
+func (p *Planner) commit(n *need, pl *Plan) int {
 	for len(n.batch) > 0 && (n.quota > 0 || n.global > 0) {
 		c := n.batch[len(n.batch)-1]
 		n.batch = n.batch[:len(n.batch)-1]
@@ -219,4 +219,5 @@ func (p *Planner) commit(n *need, pl *Plan) {
 			delete(p.pinnedSlow, c.b.ID)
 		}
 	}
+	return len(n.batch)
 }
