@@ -34,18 +34,33 @@ func windowOf(pol policy.Policy) window {
 }
 
 // next accounts for one victim taken, fetching the next window first
-// when the last one is used up.
-func (w *window) next(p *Planner) {
+// when the last one is used up: at most want victims (what take expects
+// to demote still), so that a take that stops soon fetches little.
+func (w *window) next(p *Planner, want int64) {
 	if w.la == nil {
 		return
 	}
 	if w.left == 0 {
-		p.ahead = w.la.Ahead(p.ahead[:0], w.size)
+		p.ahead = w.la.Ahead(p.ahead[:0], int(max(min(int64(w.size), want), 1)))
 		p.warm(p.ahead)
 		w.left = len(p.ahead)
 		w.size = min(2*w.size, maxWindow)
 	}
 	w.left = max(w.left-1, 0)
+}
+
+// victimsFor estimates the victims that free bytes within bud, from the
+// size of the last victim (last; 0 before the first): every one when
+// nothing is known.
+func victimsFor(bytes, last int64, bud *budget) int64 {
+	n := int64(maxWindow)
+	if last > 0 {
+		n = (bytes + last - 1) / last
+	}
+	if bud.limN {
+		n = min(n, bud.blocks)
+	}
+	return n
 }
 
 // warm reads the blocks, then their slots, then their entries, each pass

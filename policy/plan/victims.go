@@ -80,9 +80,9 @@ var noGuard = math.Inf(1)
 // the headroom's pass coldOnly (the victim must be cold, see cold).
 func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
-	w := windowOf(pol)
+	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
-		w.next(p)
+		w.next(p, victimsFor(bytes-freed, last, bud))
 		v, ok := pol.Victim(now)
 		if !ok {
 			return freed, false
@@ -118,6 +118,7 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		e.ten.outgoing += size
 		pl.Demote = append(pl.Demote, Move{Block: v, Reason: r})
 		freed += size
+		last = size
 	}
 	return freed, false
 }
