@@ -28,3 +28,31 @@ func TestVictimsFor(t *testing.T) {
 		})
 	}
 }
+
+// TestPresize: a plan's Demote is pre-sized for the victims it expects,
+// bounded by each limit of the budget (bytes counted in blocks of the
+// fast tier's mean size), and not at all when it expects none.
+func TestPresize(t *testing.T) {
+	tests := []struct {
+		name       string
+		n, inBytes int64
+		bud        budget
+		wantCap    int
+	}{
+		{"no limit", 100, 0, budget{}, 100},
+		{"blocks", 100, 0, budget{limN: true, blocks: 10}, 10},
+		{"pages", 100, 0, budget{limP: true, pages: 20}, 20},
+		{"bytes", 100, 30, budget{limB: true, bytes: 30 << 12}, 30},
+		{"the lowest", 100, 30, budget{limB: true, limN: true, blocks: 40, limP: true, pages: 5}, 5},
+		{"none expected", 0, 30, budget{limB: true}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl := &Plan{}
+			pl.presize(tt.n, tt.inBytes, &tt.bud)
+			if cap(pl.Demote) != tt.wantCap || len(pl.Demote) != 0 {
+				t.Errorf("Demote len %d cap %d, want 0 and %d", len(pl.Demote), cap(pl.Demote), tt.wantCap)
+			}
+		})
+	}
+}

@@ -122,7 +122,7 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	}
 	if !p.hold.Demote {
 		overs, short := p.overages()
-		pl.presize(int64(cands.len())+p.blocksOf(short), &bud)
+		pl.presize(int64(cands.len())+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
 		pl.Shortage = short
 		p.shed(overs, &bud, now, pl)
 		pl.shed = len(pl.Demote)
@@ -144,10 +144,17 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 
 // presize makes room in pl.Demote for about n victims (each promotion
 // needs about one victim of its size, and shed as many as its overage
-// takes), within the budget, which spares the regrowth.
-func (pl *Plan) presize(n int64, bud *budget) {
+// takes), within the budget (inBytes: the victims its bytes hold), which
+// spares the regrowth.
+func (pl *Plan) presize(n, inBytes int64, bud *budget) {
 	if bud.limN {
 		n = min(n, bud.blocks)
+	}
+	if bud.limP {
+		n = min(n, bud.pages)
+	}
+	if bud.limB {
+		n = min(n, inBytes)
 	}
 	if n > 0 {
 		pl.Demote = make([]Move, 0, n)
