@@ -84,50 +84,6 @@ func (pl *Plan) Bytes() int64 {
 	return n
 }
 
-// budget is the remaining migration budget of one plan.
-type budget struct {
-	bytes, blocks, pages int64
-	limB, limN, limP     bool
-	pageSize             int64
-}
-
-func (p *Planner) newBudget() budget {
-	b := p.cfg.Budget
-	if p.moveCap > 0 && (b.MoveBytes == 0 || p.moveCap < b.MoveBytes) {
-		b.MoveBytes = p.moveCap
-	}
-	return budget{
-		bytes: b.MoveBytes, blocks: int64(b.MoveBlocks), pages: int64(b.MovePages),
-		limB: b.MoveBytes > 0, limN: b.MoveBlocks > 0, limP: b.MovePages > 0,
-		pageSize: p.cfg.pageSize(),
-	}
-}
-
-func (b *budget) pagesOf(bytes int64) int64 { return (bytes + b.pageSize - 1) / b.pageSize }
-
-// fits reports whether bytes in n blocks fit the remaining budget.
-func (b *budget) fits(bytes, n int64) bool {
-	return (!b.limB || bytes <= b.bytes) && (!b.limN || n <= b.blocks) &&
-		(!b.limP || b.pagesOf(bytes) <= b.pages)
-}
-
-func (b *budget) take(bytes, n int64) {
-	b.bytes -= bytes
-	b.blocks -= n
-	b.pages -= b.pagesOf(bytes)
-}
-
-// give returns what take took.
-func (b *budget) give(bytes, n int64) {
-	b.bytes += bytes
-	b.blocks += n
-	b.pages += b.pagesOf(bytes)
-}
-
-func (b *budget) empty() bool {
-	return (b.limN && b.blocks <= 0) || (b.limB && b.bytes <= 0) || (b.limP && b.pages <= 0)
-}
-
 // need is the room one tenant needs in this plan.
 type need struct {
 	t       *tenant
@@ -161,37 +117,62 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 
 	bud := p.newBudget()
 	if p.hold.Promote {
-		pl.Deferred += len(cands)
-		cands = nil
+		pl.Deferred += cands.len()
+		cands.reset()
 	}
 	if !p.hold.Demote {
-		pl.presize(len(cands), &bud)
-		pl.Shortage = p.shed(&bud, now, pl)
+		overs, short := p.overages()
+		pl.presize(int64(cands.len())+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
+		pl.Shortage = short
+		p.shed(overs, &bud, now, pl)
 		pl.shed = len(pl.Demote)
 	}
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)
+	promoted := 0
 	for _, n := range order {
-		p.commit(n, pl)
+		promoted += p.commit(n, pl)
+		n.t.batch = n.batch[:0] // kept for the next plan's selection
 	}
 	if !p.hold.Demote {
 		p.keepHeadroom(&bud, now, pl)
 	}
-	pl.listPromotions(cands)
+	pl.listPromotions(cands, promoted)
+	cands.reset()
 	return pl
 }
 
-// presize makes room in pl.Demote for about one victim a candidate (each
-// promotion needs about one victim of its size), within the budget, which
+// presize makes room in pl.Demote for about n victims (each promotion
+// needs about one victim of its size, and shed as many as its overage
+// takes), within the budget (inBytes: the victims its bytes hold), which
 // spares the regrowth.
-func (pl *Plan) presize(cands int, bud *budget) {
-	n := int64(cands)
+func (pl *Plan) presize(n, inBytes int64, bud *budget) {
 	if bud.limN {
 		n = min(n, bud.blocks)
+	}
+	if bud.limP {
+		n = min(n, bud.pages)
+	}
+	if bud.limB {
+		n = min(n, inBytes)
 	}
 	if n > 0 {
 		pl.Demote = make([]Move, 0, n)
 	}
+}
+
+// blocksOf estimates the fast-tier blocks that hold bytes, from the mean
+// size of the fast tier's blocks.
+func (p *Planner) blocksOf(bytes int64) int64 {
+	var n int64
+	for _, t := range p.tenants {
+		n += int64(t.fast)
+	}
+	if bytes <= 0 || n == 0 || p.used <= 0 {
+		return 0
+	}
+	mean := max(p.used/n, 1)
+	return (bytes + mean - 1) / mean
 }
 
 // makeRoom frees the room each tenant's selected promotions need: its own
@@ -217,20 +198,17 @@ func (p *Planner) makeRoom(order []*need, bud *budget, now policy.Time, pl *Plan
 	}
 }
 
-// listPromotions lists the candidates committed as promotions, in rank
-// order (candidates were never pending, so these are this plan's).
-func (pl *Plan) listPromotions(cands []cand) {
-	promoted := 0
-	for i := range cands {
-		if cands[i].promote {
-			promoted++
-		}
+// listPromotions lists the n candidates committed as promotions, in rank
+// order (candidates were never pending, so these are this plan's). Every
+// promotion ranks among the candidates selectBatch read, which it put in
+// rank order.
+func (pl *Plan) listPromotions(r *ranking, n int) {
+	if n == 0 {
+		return
 	}
-	if promoted > 0 {
-		pl.Promote = make([]Move, 0, promoted)
-	}
-	for i := range cands {
-		if c := &cands[i]; c.promote {
+	pl.Promote = make([]Move, 0, n)
+	for i := 0; len(pl.Promote) < n; i++ {
+		if c := r.at(i); c.promote {
 			r := ReasonHot
 			if c.pinned {
 				r = ReasonPinned
@@ -275,23 +253,28 @@ func reasonFor(n *need) Reason {
 // victims of the candidate's size), and records each tenant's shortage.
 // It runs after shed, so a tier or tenant still over budget could not be
 // brought back under it this epoch: no promotion goes there.
-func (p *Planner) selectBatch(cands []cand, bud *budget, pl *Plan) []*need {
+func (p *Planner) selectBatch(r *ranking, bud *budget, pl *Plan) []*need {
 	var order []*need
 	capB := p.capacity()
 	globalFree := capB - p.load()
 	if capB > 0 && globalFree < 0 {
-		pl.Deferred += len(cands)
+		pl.Deferred += r.len()
 		return nil
 	}
 	for _, t := range p.tenants {
 		t.sel = selection{}
 	}
-	for i := range cands {
-		c := &cands[i]
+	want := bud.most(r.len())
+	for i := range r.len() {
 		if bud.empty() {
-			pl.Deferred += len(cands) - i
+			pl.Deferred += r.len() - i
 			break
 		}
+		if i == r.sorted {
+			r.rankTo(max(want, i+1))
+			want = r.len() // past the best, rank the rest
+		}
+		c := r.at(i)
 		sel := p.selectionOf(c.ten)
 		gShort, qShort, ok := p.shortfall(c, sel, capB, globalFree)
 		if !ok {
@@ -309,7 +292,7 @@ func (p *Planner) selectBatch(cands []cand, bud *budget, pl *Plan) []*need {
 		}
 		bud.take(c.size+dem, 1+victims)
 		if sel.need == nil {
-			sel.need = &need{t: c.ten}
+			sel.need = &need{t: c.ten, batch: c.ten.batch}
 			order = append(order, sel.need)
 		}
 		sel.need.add(c, qShort, gShort, dem, victims)

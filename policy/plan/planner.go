@@ -92,6 +92,7 @@ type tenant struct {
 	pols     [nBuckets]policy.Policy
 	pools    [nBuckets][]*Pool // open pools by bucket, oldest first
 	sel      selection         // scratch of selectBatch
+	batch    []*cand           // scratch of selectBatch: its need's batch
 }
 
 // Planner decides, once per epoch, which blocks move between the fast and
@@ -107,6 +108,11 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
+	rank       ranking          // scratch of Plan: its candidates
+	ahead      []*policy.Block  // scratch of window: victims ahead
+	aheadIDs   []policy.BlockID // scratch of warm
+	aheadSlots []uint32         // scratch of warm
+	warmed     int64            // what warm read (so that it reads)
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none

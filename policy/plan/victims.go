@@ -16,20 +16,36 @@ func (t *tenant) load() int64 { return t.used + t.incoming - t.outgoing }
 
 // shed spends the migration budget on bringing over-budget tenants and an
 // over-full tier back under budget, before any promotion is considered:
-// first each tenant over its quota demotes its own blocks (largest overage
-// first, so tenants equally over take turns), which also reduces the
-// tier's overage; then what is still over the capacity comes from every
-// tenant. It returns the overage it started from: the larger of the
-// tier's and the sum of the tenants'.
-func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
-	type overage struct {
-		t     *tenant
-		bytes int64
+// first each tenant over its quota (overs, from overages) demotes its own
+// blocks (largest overage first, so tenants equally over take turns),
+// which also reduces the tier's overage; then what is still over the
+// capacity comes from every tenant.
+func (p *Planner) shed(overs []overage, bud *budget, now policy.Time, pl *Plan) {
+	for _, o := range overs {
+		if bud.empty() {
+			break
+		}
+		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl, noGuard)
 	}
+	c := p.capacity()
+	if over := p.load() - c; c > 0 && over > 0 && !bud.empty() {
+		p.evictOthers(nil, over, ReasonCapacity, bud, now, pl, noGuard)
+	}
+}
+
+// overage is the bytes a tenant is over its quota.
+type overage struct {
+	t     *tenant
+	bytes int64
+}
+
+// overages returns the tenants over their quotas, largest overage first,
+// and the overage a plan starts from: the larger of the tier's and the
+// sum of the tenants'.
+func (p *Planner) overages() ([]overage, int64) {
 	var overs []overage
 	var global, sum int64
-	c := p.capacity()
-	if c > 0 {
+	if c := p.capacity(); c > 0 {
 		global = max(0, p.load()-c)
 	}
 	for id, t := range p.tenants {
@@ -44,16 +60,7 @@ func (p *Planner) shed(bud *budget, now policy.Time, pl *Plan) int64 {
 		}
 		return overs[i].t.id < overs[j].t.id
 	})
-	for _, o := range overs {
-		if bud.empty() {
-			break
-		}
-		p.evictOwn(o.t, o.bytes, ReasonQuota, bud, now, pl, noGuard)
-	}
-	if over := p.load() - c; c > 0 && over > 0 && !bud.empty() {
-		p.evictOthers(nil, over, ReasonCapacity, bud, now, pl, noGuard)
-	}
-	return max(global, sum)
+	return overs, max(global, sum)
 }
 
 // noGuard is the guard of demotions that an operator's budget requires:
@@ -73,7 +80,9 @@ var noGuard = math.Inf(1)
 // the headroom's pass coldOnly (the victim must be cold, see cold).
 func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
+	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
+		w.next(p, victimsFor(bytes-freed, last, bud))
 		v, ok := pol.Victim(now)
 		if !ok {
 			return freed, false
@@ -109,6 +118,7 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		e.ten.outgoing += size
 		pl.Demote = append(pl.Demote, Move{Block: v, Reason: r})
 		freed += size
+		last = size
 	}
 	return freed, false
 }
@@ -184,8 +194,8 @@ func (pl *Plan) event(t, req uint32, n int, bytes int64) {
 }
 
 // commit defers t's lowest-ranked promotions while its shortage is not
-// covered and marks the rest pending.
-func (p *Planner) commit(n *need, pl *Plan) {
+// covered, marks the rest pending and returns how many they are.
+func (p *Planner) commit(n *need, pl *Plan) int {
 	for len(n.batch) > 0 && (n.quota > 0 || n.global > 0) {
 		c := n.batch[len(n.batch)-1]
 		n.batch = n.batch[:len(n.batch)-1]
@@ -198,6 +208,9 @@ func (p *Planner) commit(n *need, pl *Plan) {
 		c.e.pending = pendPromote
 		p.incoming += c.size
 		n.t.incoming += c.size
-		delete(p.pinnedSlow, c.b.ID)
+		if c.pinned { // only pinned blocks are in pinnedSlow
+			delete(p.pinnedSlow, c.b.ID)
+		}
 	}
+	return len(n.batch)
 }

@@ -1,0 +1,117 @@
+package plan
+
+import "github.com/kvtier/kvtier/policy"
+
+// Windows of victims fetched ahead (see window): the first is small, as
+// take often stops after a few victims (the guard, the cooldown), and
+// each next one twice the last, up to maxWindow.
+const (
+	minWindow = 4
+	maxWindow = 256
+)
+
+// warmBatch is how many sampled entries candidates fetches ahead
+// (warmEntries): their lines and their blocks' fit the L1 cache.
+const warmBatch = 64
+
+// window fetches ahead what take reads of a policy's next victims: their
+// blocks, index slots and entries. Taken one by one, each victim's block,
+// then its slot, then its entry is a cache miss that waits for the one
+// before (at 10M blocks, about a microsecond and a half a victim); taken
+// a window at a time in three passes, the misses of a pass overlap. A
+// window is only a hint (policy.Lookahead): take decides with Victim as
+// before, so plans do not change.
+type window struct {
+	la   policy.Lookahead // nil: the policy cannot list its next victims
+	left int              // victims of the last window not yet taken
+	size int              // the next window's size
+}
+
+// windowOf returns a window on pol's victims.
+func windowOf(pol policy.Policy) window {
+	la, _ := pol.(policy.Lookahead)
+	return window{la: la, size: minWindow}
+}
+
+// next accounts for one victim taken, fetching the next window first
+// when the last one is used up: at most want victims (what take expects
+// to demote still), so that a take that stops soon fetches little.
+func (w *window) next(p *Planner, want int64) {
+	if w.la == nil {
+		return
+	}
+	if w.left == 0 {
+		p.ahead = w.la.Ahead(p.ahead[:0], int(max(min(int64(w.size), want), 1)))
+		p.warm(p.ahead)
+		w.left = len(p.ahead)
+		w.size = min(2*w.size, maxWindow)
+	}
+	w.left = max(w.left-1, 0)
+}
+
+// victimsFor estimates the victims that free bytes within bud, from the
+// size of the last victim (last; 0 before the first): every one when
+// nothing is known.
+func victimsFor(bytes, last int64, bud *budget) int64 {
+	n := int64(maxWindow)
+	if last > 0 {
+		n = (bytes + last - 1) / last
+	}
+	if bud.limN {
+		n = min(n, bud.blocks)
+	}
+	return n
+}
+
+// warm reads the blocks, then their slots, then their entries, each pass
+// over the whole of bs, so that its cache misses overlap. It keeps what
+// it read in p.warmed only so that the reads are not optimized away.
+func (p *Planner) warm(bs []*policy.Block) {
+	ids := p.aheadIDs[:0]
+	var sum int64
+	for _, b := range bs {
+		// ID and Next are the first and the last exported fields: with
+		// them, the block's lines are fetched, the policy's slot too.
+		ids = append(ids, b.ID)
+		sum += b.Next
+	}
+	slots := p.aheadSlots[:0]
+	for _, id := range ids {
+		if s, ok := p.ids.get(id); ok {
+			slots = append(slots, s)
+		}
+	}
+	for _, s := range slots {
+		// An entry spans two lines: b is in the first, gone in the last.
+		if e := p.ents.at(s); e.b == nil || e.gone {
+			sum++
+		}
+	}
+	p.aheadIDs, p.aheadSlots, p.warmed = ids, slots, sum
+	clear(p.ahead) // no reference to the blocks outlives the window
+}
+
+// warmEntries reads the entries of es, then their blocks, each pass over
+// the whole of es, so that its cache misses overlap (candidates then
+// finds them cached). Like warm, it keeps what it read in p.warmed.
+func (p *Planner) warmEntries(es []*entry) {
+	bs := p.ahead[:0]
+	var sum int64
+	for _, e := range es {
+		// An entry spans two lines: b is in the first, gone in the last.
+		if e.gone {
+			sum++
+		}
+		if e.b != nil {
+			bs = append(bs, e.b)
+		}
+	}
+	for _, b := range bs {
+		// ID and Pinned are the first and last fields candidates reads.
+		if sum += int64(b.ID); b.Meta.Pinned {
+			sum++
+		}
+	}
+	p.ahead, p.warmed = bs, sum
+	clear(p.ahead)
+}
