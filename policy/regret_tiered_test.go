@@ -185,25 +185,36 @@ func TestRegretTieredLowerTier(t *testing.T) {
 	}
 }
 
+// rtRecOf returns the record of block id, nil when the policy does not
+// track it: a scan of the shared table's blocks.
+func rtRecOf(rt *RegretTiered, id BlockID) *rtRec {
+	for _, b := range rt.tab.ra.blocks {
+		if b != nil && b.ID == id {
+			return rt.tab.get(b)
+		}
+	}
+	return nil
+}
+
 func checkLowerTier(t *testing.T, rt *RegretTiered, hot, cold, inSims, notInSims []BlockID) {
 	t.Helper()
 	for _, id := range hot {
-		if r := rt.recs[id]; r == nil || !rt.hot(r) {
+		if r := rtRecOf(rt, id); r == nil || !rt.hot(r) {
 			t.Errorf("block %d not hot", id)
 		}
 	}
 	for _, id := range cold {
-		if r := rt.recs[id]; r == nil || rt.hot(r) {
+		if r := rtRecOf(rt, id); r == nil || rt.hot(r) {
 			t.Errorf("block %d unknown or hot, want known and cold", id)
 		}
 	}
 	for _, id := range inSims {
-		if r := rt.recs[id]; r == nil || !r.inL || !r.inC {
+		if r := rtRecOf(rt, id); r == nil || !r.inL || !r.inC {
 			t.Errorf("block %d not in both simulations", id)
 		}
 	}
 	for _, id := range notInSims {
-		if r := rt.recs[id]; r == nil || r.inL || r.inC {
+		if r := rtRecOf(rt, id); r == nil || r.inL || r.inC {
 			t.Errorf("block %d in a simulation", id)
 		}
 	}
@@ -245,9 +256,9 @@ func TestRegretTieredForget(t *testing.T) {
 		for id := range BlockID(40) {
 			rt.Forget(d.block(id))
 		}
-		if rt.Len() != 0 || len(rt.recs) != 0 || rt.simL.len() != 0 || rt.simC.len() != 0 || rt.inner.tab.n != 0 {
+		if rt.Len() != 0 || rt.tab.n != 0 || rt.simL.len() != 0 || rt.simC.len() != 0 || rt.inner.tab.n != 0 {
 			t.Fatalf("after forgetting every block: %d resident, %d records, simulations %d and %d, inner %d",
-				rt.Len(), len(rt.recs), rt.simL.len(), rt.simC.len(), rt.inner.tab.n)
+				rt.Len(), rt.tab.n, rt.simL.len(), rt.simC.len(), rt.inner.tab.n)
 		}
 	}
 }
