@@ -262,3 +262,59 @@ func TestRegretTieredForget(t *testing.T) {
 		}
 	}
 }
+
+// TestRegretTieredRecordsBounded: on a stream of blocks each read once,
+// records of blocks no cache holds go max(reuse, memory) accesses after
+// their last read, so the policy holds about the three caches' blocks
+// and that window's, not one record per block it ever heard.
+func TestRegretTieredRecordsBounded(t *testing.T) {
+	const capacity, window, blocks = 16, 64, 20000
+	tests := []struct {
+		name    string
+		env     Env
+		demoteN int // every demoteN-th read is followed by a demotion in (0: fast tier)
+	}{
+		{"fast tier", Env{CapacityBlocks: capacity}, 0},
+		{"lower tier", Env{CapacityBlocks: capacity, PerTier: true}, 4},
+		{"fast tier, capacity unknown", Env{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := mustNew(t, "regret_tiered:reuse=8,memory=64", tt.env).(*RegretTiered)
+			most := 0
+			if tt.demoteN == 0 {
+				d := newUnitDriver(t, rt, capacity)
+				for id := range BlockID(blocks) {
+					d.access(id)
+					most = max(most, rt.tab.n)
+				}
+			} else {
+				most = feedLowerTier(rt, blocks, tt.demoteN, capacity)
+			}
+			if limit := 3*capacity + 4*(window+1); most > limit {
+				t.Fatalf("held up to %d records after %d blocks, want at most %d", most, blocks, limit)
+			}
+		})
+	}
+}
+
+// feedLowerTier reads n distinct blocks held elsewhere, demoting every
+// k-th into a cache of capacity blocks (evicting its victims), and
+// returns the most records rt held.
+func feedLowerTier(rt *RegretTiered, n, k, capacity int) int {
+	most := 0
+	for i := range n {
+		now := Time(i + 1)
+		b := &Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+		rt.Access(b, now)
+		if i%k == 0 {
+			for rt.Len() >= capacity {
+				v, _ := rt.Victim(now)
+				rt.Evict(v, now)
+			}
+			rt.Admit(b, now)
+		}
+		most = max(most, rt.tab.n)
+	}
+	return most
+}
