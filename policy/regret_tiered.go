@@ -53,7 +53,9 @@ type RegretTieredConfig struct {
 // class ranking evicts the least recently read cold block first, then the
 // least recently read hot one (a hot block whose class lapsed counts as
 // cold). The policy keeps a block's last read and its last short reuse
-// for every block it heard, resident or not, until Forget: below the fast
+// for every block it heard, resident or not, until Forget or, for a block
+// none of its caches holds, until max(Reuse, Memory) accesses after its
+// last read, when neither can make the block hot any more: below the fast
 // tier it hears every access (AllAccesses), so the class is global, as
 // the seed study's frequency is.
 //
