@@ -125,18 +125,28 @@ func (p *RegretTiered) FollowsClass() bool { return p.followCls }
 func (p *RegretTiered) rec(b *Block) *rtRec {
 	r := p.tab.add(b)
 	if !r.loose && !r.inReal && !r.inL && !r.inC {
-		p.settle(r)
+		p.loose.pushFront(p.tab, r.idx)
+		r.loose = true
 	}
 	return r
 }
 
-// settle puts r in the loose list when no cache holds it.
+// settle puts r in the loose list when no cache holds it, or releases it
+// at once when it expired already (see expire). r is not to be used after.
 func (p *RegretTiered) settle(r *rtRec) {
-	if !r.inReal && !r.inL && !r.inC {
+	switch {
+	case r.inReal || r.inL || r.inC:
+	case p.clock-r.last > p.window():
+		p.tab.release(r)
+	default:
 		p.loose.pushFront(p.tab, r.idx)
 		r.loose = true
 	}
 }
+
+// window is the accesses after its last read for which the record of a
+// block no cache holds is kept: max(Reuse, Memory).
+func (p *RegretTiered) window() int64 { return int64(max(p.cfg.Reuse, p.cfg.Memory)) }
 
 // unsettle takes r out of the loose list before a cache takes it.
 func (p *RegretTiered) unsettle(r *rtRec) {
@@ -152,7 +162,7 @@ func (p *RegretTiered) unsettle(r *rtRec) {
 // the step a record became loose or was read, so its tail expires first
 // to within that window.
 func (p *RegretTiered) expire() {
-	w := int64(max(p.cfg.Reuse, p.cfg.Memory))
+	w := p.window()
 	for p.loose.tail != 0 {
 		r := p.tab.rec(p.loose.tail)
 		if p.clock-r.last <= w {
