@@ -207,7 +207,10 @@ func (g *raGuard) forget(b *Block) {
 		return
 	}
 	r := g.tab.get(b)
-	if r == nil {
+	if r == nil || !r.raUsed() {
+		// a record only regret_tiered holds is no record here: the
+		// simulation's regret record of b, if any, stays, as it does
+		// when there is no record at all
 		return
 	}
 	if r.inLRU {

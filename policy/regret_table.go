@@ -34,6 +34,7 @@ type raRec struct {
 	// ghost, its eviction does not count toward the regretted share
 	res, prot, expired, isGhost [2]bool
 	inLRU, inLOut, inROut       bool
+	held                        bool // regret_tiered tracks the block (regret_tiered_table.go)
 	id                          BlockID
 
 	links [raLinks]raPair
@@ -43,7 +44,11 @@ type raRec struct {
 	ghostAt [2]int64 // eviction step
 }
 
-func (r *raRec) used() bool {
+// used reports whether any part tracks the record's block.
+func (r *raRec) used() bool { return r.raUsed() || r.held }
+
+// raUsed reports whether regret_adaptive or its guard tracks the block.
+func (r *raRec) raUsed() bool {
 	return r.res[0] || r.res[1] || r.isGhost[0] || r.isGhost[1] || r.inLRU || r.inLOut || r.inROut
 }
 

@@ -53,7 +53,9 @@ type RegretTieredConfig struct {
 // class ranking evicts the least recently read cold block first, then the
 // least recently read hot one (a hot block whose class lapsed counts as
 // cold). The policy keeps a block's last read and its last short reuse
-// for every block it heard, resident or not, until Forget: below the fast
+// for every block it heard, resident or not, until Forget or, for a block
+// none of its caches holds, until max(Reuse, Memory) accesses after its
+// last read, when neither can make the block hot any more: below the fast
 // tier it hears every access (AllAccesses), so the class is global, as
 // the seed study's frequency is.
 //
@@ -76,16 +78,20 @@ type RegretTieredConfig struct {
 // the inner policy hears only its blocks' reads, as regret_adaptive does
 // there, and its guard is off.
 //
-// State: one record per block heard until Forget, the inner
+// State: one record per block heard, kept while a cache holds the block
+// or its reads could still matter (max(Reuse, Memory) accesses after its
+// last read; an older record says what no record says: cold), the inner
 // regret_adaptive's, and the two simulations (up to the capacity each).
-// Every event is O(1) amortised plus the inner policy's O(log n).
+// Every event is O(1) amortised plus the inner policy's O(log n); the
+// records share the inner policy's table (regret_tiered_table.go).
 type RegretTiered struct {
 	cfg   RegretTieredConfig
 	inner *RegretAdaptive
-	recs  map[BlockID]*rtRec
+	tab   *rtTable
 	real  rtClassList // resident blocks
-	simL  list        // the simulated LRU cache, front most recent
+	simL  rtList      // the simulated LRU cache, front most recent
 	simC  rtClassList // the simulated class-ranked cache
+	loose rtList      // records in none of the three, newest read at the front
 	cap   blockCap
 	clock int64
 	nres  int
@@ -101,19 +107,12 @@ type RegretTiered struct {
 	lower             bool
 }
 
-// rtRec is what regret_tiered knows of a block: a node in each of its
-// three caches (real, simulated LRU, simulated class) and its reads.
-type rtRec struct {
-	real, simL, simC node
-	inReal, inL, inC bool
-	hotReal, hotC    bool  // the class list real and simC hold the block in
-	last, hotAt      int64 // step of the last read and of the last short reuse (-1: none)
-}
-
 // NewRegretTiered returns an empty regret_tiered policy.
 func NewRegretTiered(c RegretTieredConfig, env Env) *RegretTiered {
-	return &RegretTiered{cfg: c, inner: NewRegretAdaptive(c.RegretAdaptiveConfig, env),
-		recs: map[BlockID]*rtRec{}, cap: newBlockCap(env), perTier: env.PerTier}
+	inner := NewRegretAdaptive(c.RegretAdaptiveConfig, env)
+	return &RegretTiered{cfg: c, inner: inner, tab: newRTTable(inner.tab), real: newRTClassList(rtReal),
+		simL: rtList{kind: rtSimL}, simC: newRTClassList(rtSimC), loose: rtList{kind: rtLoose},
+		cap: newBlockCap(env), perTier: env.PerTier}
 }
 
 // HearsAllAccesses reports true: see AllAccesses.
@@ -122,14 +121,57 @@ func (p *RegretTiered) HearsAllAccesses() bool { return true }
 // FollowsClass reports whether victims currently follow the class ranking.
 func (p *RegretTiered) FollowsClass() bool { return p.followCls }
 
+// rec returns b's record, creating a fresh (loose) one.
 func (p *RegretTiered) rec(b *Block) *rtRec {
-	r, ok := p.recs[b.ID]
-	if !ok {
-		r = &rtRec{last: -1, hotAt: -1}
-		r.real.b, r.simL.b, r.simC.b = b, b, b
-		p.recs[b.ID] = r
+	r := p.tab.add(b)
+	if !r.loose && !r.inReal && !r.inL && !r.inC {
+		p.loose.pushFront(p.tab, r.idx)
+		r.loose = true
 	}
 	return r
+}
+
+// settle puts r in the loose list when no cache holds it, or releases it
+// at once when it expired already (see expire). r is not to be used after.
+func (p *RegretTiered) settle(r *rtRec) {
+	switch {
+	case r.inReal || r.inL || r.inC:
+	case p.clock-r.last > p.window():
+		p.tab.release(r)
+	default:
+		p.loose.pushFront(p.tab, r.idx)
+		r.loose = true
+	}
+}
+
+// window is the accesses after its last read for which the record of a
+// block no cache holds is kept: max(Reuse, Memory).
+func (p *RegretTiered) window() int64 { return int64(max(p.cfg.Reuse, p.cfg.Memory)) }
+
+// unsettle takes r out of the loose list before a cache takes it.
+func (p *RegretTiered) unsettle(r *rtRec) {
+	if r.loose {
+		p.loose.remove(p.tab, r.idx)
+		r.loose = false
+	}
+}
+
+// expire drops loose records whose last read is more than max(Reuse,
+// Memory) accesses old: such a record is cold for good and no read can
+// find a short reuse in it, as if there were none. The loose list is by
+// the step a record became loose or was read, so its tail expires first
+// to within that window.
+func (p *RegretTiered) expire() {
+	w := p.window()
+	for p.loose.tail != 0 {
+		r := p.tab.rec(p.loose.tail)
+		if p.clock-r.last <= w {
+			return
+		}
+		p.loose.remove(p.tab, r.idx)
+		r.loose = false
+		p.tab.release(r)
+	}
 }
 
 // hot reports whether r is hot now.
@@ -141,6 +183,7 @@ func (p *RegretTiered) hot(r *rtRec) bool {
 // read to the inner policy when b is resident or this is the fast tier.
 func (p *RegretTiered) Access(b *Block, now Time) {
 	p.clock++
+	p.expire()
 	r := p.rec(b)
 	p.duel(r)
 	if r.last >= 0 && p.clock-r.last <= int64(p.cfg.Reuse) {
@@ -149,9 +192,12 @@ func (p *RegretTiered) Access(b *Block, now Time) {
 	r.last = p.clock
 	p.lastRead, p.pending = b, b
 	if r.inReal {
-		p.real.touch(&r.real, &r.inReal, &r.hotReal, p.hot(r))
+		p.real.touch(p.tab, r.idx, &r.inReal, &r.hotReal, p.hot(r))
 	}
 	p.simTouch(r)
+	if r.loose {
+		p.loose.moveToFront(p.tab, r.idx)
+	}
 	if r.inReal || !p.lower {
 		p.inner.Access(b, now)
 	}
@@ -164,7 +210,8 @@ func (p *RegretTiered) Admit(b *Block, now Time) {
 	}
 	p.pending = nil
 	r := p.rec(b)
-	p.real.touch(&r.real, &r.inReal, &r.hotReal, p.hot(r))
+	p.unsettle(r)
+	p.real.touch(p.tab, r.idx, &r.inReal, &r.hotReal, p.hot(r))
 	p.nres++
 	p.cap.observe(p.nres)
 	p.simInsert(r)
@@ -174,27 +221,29 @@ func (p *RegretTiered) Admit(b *Block, now Time) {
 // Evict removes b from the real cache; a block leaving right after its
 // read (promoted out of a lower tier) leaves the simulations too.
 func (p *RegretTiered) Evict(b *Block, now Time) {
-	r, ok := p.recs[b.ID]
-	if !ok || !r.inReal {
+	r := p.tab.get(b)
+	if r == nil || !r.inReal {
 		return
 	}
-	p.real.drop(&r.real, &r.inReal, r.hotReal)
+	p.real.drop(p.tab, r.idx, &r.inReal, r.hotReal)
 	p.nres--
 	if b == p.lastRead {
 		p.simDrop(r)
 	}
+	p.settle(r)
 	p.inner.Evict(b, now)
 }
 
 // Forget drops every trace of b.
 func (p *RegretTiered) Forget(b *Block) {
-	if r, ok := p.recs[b.ID]; ok {
+	if r := p.tab.get(b); r != nil {
 		if r.inReal {
-			p.real.drop(&r.real, &r.inReal, r.hotReal)
+			p.real.drop(p.tab, r.idx, &r.inReal, r.hotReal)
 			p.nres--
 		}
 		p.simDrop(r)
-		delete(p.recs, b.ID)
+		p.unsettle(r)
+		p.tab.unhold(r) // the inner policy's Forget releases the record
 	}
 	if p.lastRead == b {
 		p.lastRead = nil
@@ -209,8 +258,8 @@ func (p *RegretTiered) Forget(b *Block) {
 // the inner regret_adaptive's.
 func (p *RegretTiered) Victim(now Time) (*Block, bool) {
 	if p.followCls {
-		if n := p.real.victim(p, p.recs); n != nil {
-			return n.b, true
+		if r := p.real.victim(p); r != nil {
+			return p.tab.block(r.idx), true
 		}
 	}
 	return p.inner.Victim(now)

@@ -6,31 +6,36 @@ import "math"
 // regret_adaptive.
 
 // rtClassList holds blocks in two recency lists, hot and cold (front most
-// recent).
-type rtClassList struct{ hot, cold list }
+// recent), linked through one link kind of their records.
+type rtClassList struct{ hot, cold rtList }
+
+func newRTClassList(kind int) rtClassList {
+	return rtClassList{hot: rtList{kind: kind}, cold: rtList{kind: kind}}
+}
 
 func (c *rtClassList) len() int { return c.hot.len() + c.cold.len() }
 
-// touch makes n the most recent block of its class (hot), inserting it
-// when it is not in (in false); inHot records the list holding it.
-func (c *rtClassList) touch(n *node, in, inHot *bool, hot bool) {
+// touch makes record i the most recent block of its class (hot),
+// inserting it when it is not in (in false); inHot records the list
+// holding it.
+func (c *rtClassList) touch(t *rtTable, i uint32, in, inHot *bool, hot bool) {
 	if *in {
-		c.drop(n, in, *inHot)
+		c.drop(t, i, in, *inHot)
 	}
 	l := &c.cold
 	if hot {
 		l = &c.hot
 	}
-	l.pushFront(n)
+	l.pushFront(t, i)
 	*in, *inHot = true, hot
 }
 
-// drop removes n, which is in the hot list when inHot.
-func (c *rtClassList) drop(n *node, in *bool, inHot bool) {
+// drop removes record i, which is in the hot list when inHot.
+func (c *rtClassList) drop(t *rtTable, i uint32, in *bool, inHot bool) {
 	if inHot {
-		c.hot.remove(n)
+		c.hot.remove(t, i)
 	} else {
-		c.cold.remove(n)
+		c.cold.remove(t, i)
 	}
 	*in = false
 }
@@ -38,17 +43,19 @@ func (c *rtClassList) drop(n *node, in *bool, inHot bool) {
 // victim returns the least recently read cold block, or the least
 // recently read hot one when it lapsed into the cold class and was read
 // before the cold one, or when no block is cold; nil when empty.
-func (c *rtClassList) victim(p *RegretTiered, recs map[BlockID]*rtRec) *node {
-	cold, hot := c.cold.back(), c.hot.back()
+func (c *rtClassList) victim(p *RegretTiered) *rtRec {
+	t := p.tab
 	switch {
-	case hot == nil:
-		return cold
-	case cold == nil:
-		return hot
+	case c.hot.tail == 0 && c.cold.tail == 0:
+		return nil
+	case c.hot.tail == 0:
+		return t.rec(c.cold.tail)
+	case c.cold.tail == 0:
+		return t.rec(c.hot.tail)
 	}
-	h := recs[hot.b.ID]
-	if !p.hot(h) && h.last < recs[cold.b.ID].last {
-		return hot
+	h, cold := t.rec(c.hot.tail), t.rec(c.cold.tail)
+	if !p.hot(h) && h.last < cold.last {
+		return h
 	}
 	return cold
 }
@@ -93,13 +100,13 @@ func (p *RegretTiered) decide() {
 func (p *RegretTiered) simTouch(r *rtRec) {
 	switch {
 	case r.inL:
-		p.simL.moveToFront(&r.simL)
+		p.simL.moveToFront(p.tab, r.idx)
 	case r.inReal:
 		p.simLInsert(r)
 	}
 	switch {
 	case r.inC:
-		p.simC.touch(&r.simC, &r.inC, &r.hotC, p.hot(r))
+		p.simC.touch(p.tab, r.idx, &r.inC, &r.hotC, p.hot(r))
 	case r.inReal:
 		p.simCInsert(r)
 	}
@@ -116,31 +123,35 @@ func (p *RegretTiered) simInsert(r *rtRec) {
 }
 
 func (p *RegretTiered) simLInsert(r *rtRec) {
+	t := p.tab
 	for p.simL.len() >= p.cap.get() {
-		n := p.simL.back()
-		p.simL.remove(n)
-		p.recs[n.b.ID].inL = false
+		v := t.rec(p.simL.tail)
+		p.simL.remove(t, v.idx)
+		v.inL = false
+		p.settle(v)
 	}
-	p.simL.pushFront(&r.simL)
+	p.unsettle(r)
+	p.simL.pushFront(t, r.idx)
 	r.inL = true
 }
 
 func (p *RegretTiered) simCInsert(r *rtRec) {
 	for p.simC.len() >= p.cap.get() {
-		n := p.simC.victim(p, p.recs)
-		v := p.recs[n.b.ID]
-		p.simC.drop(n, &v.inC, v.hotC)
+		v := p.simC.victim(p)
+		p.simC.drop(p.tab, v.idx, &v.inC, v.hotC)
+		p.settle(v)
 	}
-	p.simC.touch(&r.simC, &r.inC, &r.hotC, p.hot(r))
+	p.unsettle(r)
+	p.simC.touch(p.tab, r.idx, &r.inC, &r.hotC, p.hot(r))
 }
 
 // simDrop removes r from both simulations.
 func (p *RegretTiered) simDrop(r *rtRec) {
 	if r.inL {
-		p.simL.remove(&r.simL)
+		p.simL.remove(p.tab, r.idx)
 		r.inL = false
 	}
 	if r.inC {
-		p.simC.drop(&r.simC, &r.inC, r.hotC)
+		p.simC.drop(p.tab, r.idx, &r.inC, r.hotC)
 	}
 }

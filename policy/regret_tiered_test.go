@@ -185,25 +185,36 @@ func TestRegretTieredLowerTier(t *testing.T) {
 	}
 }
 
+// rtRecOf returns the record of block id, nil when the policy does not
+// track it: a scan of the shared table's blocks.
+func rtRecOf(rt *RegretTiered, id BlockID) *rtRec {
+	for _, b := range rt.tab.ra.blocks {
+		if b != nil && b.ID == id {
+			return rt.tab.get(b)
+		}
+	}
+	return nil
+}
+
 func checkLowerTier(t *testing.T, rt *RegretTiered, hot, cold, inSims, notInSims []BlockID) {
 	t.Helper()
 	for _, id := range hot {
-		if r := rt.recs[id]; r == nil || !rt.hot(r) {
+		if r := rtRecOf(rt, id); r == nil || !rt.hot(r) {
 			t.Errorf("block %d not hot", id)
 		}
 	}
 	for _, id := range cold {
-		if r := rt.recs[id]; r == nil || rt.hot(r) {
+		if r := rtRecOf(rt, id); r == nil || rt.hot(r) {
 			t.Errorf("block %d unknown or hot, want known and cold", id)
 		}
 	}
 	for _, id := range inSims {
-		if r := rt.recs[id]; r == nil || !r.inL || !r.inC {
+		if r := rtRecOf(rt, id); r == nil || !r.inL || !r.inC {
 			t.Errorf("block %d not in both simulations", id)
 		}
 	}
 	for _, id := range notInSims {
-		if r := rt.recs[id]; r == nil || r.inL || r.inC {
+		if r := rtRecOf(rt, id); r == nil || r.inL || r.inC {
 			t.Errorf("block %d in a simulation", id)
 		}
 	}
@@ -245,9 +256,65 @@ func TestRegretTieredForget(t *testing.T) {
 		for id := range BlockID(40) {
 			rt.Forget(d.block(id))
 		}
-		if rt.Len() != 0 || len(rt.recs) != 0 || rt.simL.len() != 0 || rt.simC.len() != 0 || rt.inner.tab.n != 0 {
+		if rt.Len() != 0 || rt.tab.n != 0 || rt.simL.len() != 0 || rt.simC.len() != 0 || rt.inner.tab.n != 0 {
 			t.Fatalf("after forgetting every block: %d resident, %d records, simulations %d and %d, inner %d",
-				rt.Len(), len(rt.recs), rt.simL.len(), rt.simC.len(), rt.inner.tab.n)
+				rt.Len(), rt.tab.n, rt.simL.len(), rt.simC.len(), rt.inner.tab.n)
 		}
 	}
+}
+
+// TestRegretTieredRecordsBounded: on a stream of blocks each read once,
+// records of blocks no cache holds go max(reuse, memory) accesses after
+// their last read, so the policy holds about the three caches' blocks
+// and that window's, not one record per block it ever heard.
+func TestRegretTieredRecordsBounded(t *testing.T) {
+	const capacity, window, blocks = 16, 64, 20000
+	tests := []struct {
+		name    string
+		env     Env
+		demoteN int // every demoteN-th read is followed by a demotion in (0: fast tier)
+	}{
+		{"fast tier", Env{CapacityBlocks: capacity}, 0},
+		{"lower tier", Env{CapacityBlocks: capacity, PerTier: true}, 4},
+		{"fast tier, capacity unknown", Env{}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := mustNew(t, "regret_tiered:reuse=8,memory=64", tt.env).(*RegretTiered)
+			most := 0
+			if tt.demoteN == 0 {
+				d := newUnitDriver(t, rt, capacity)
+				for id := range BlockID(blocks) {
+					d.access(id)
+					most = max(most, rt.tab.n)
+				}
+			} else {
+				most = feedLowerTier(rt, blocks, tt.demoteN, capacity)
+			}
+			if limit := 3*capacity + 4*(window+1); most > limit {
+				t.Fatalf("held up to %d records after %d blocks, want at most %d", most, blocks, limit)
+			}
+		})
+	}
+}
+
+// feedLowerTier reads n distinct blocks held elsewhere, demoting every
+// k-th into a cache of capacity blocks (evicting its victims), and
+// returns the most records rt held.
+func feedLowerTier(rt *RegretTiered, n, k, capacity int) int {
+	most := 0
+	for i := range n {
+		now := Time(i + 1)
+		b := &Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+		rt.Access(b, now)
+		if i%k == 0 {
+			for rt.Len() >= capacity {
+				v, _ := rt.Victim(now)
+				rt.Evict(v, now)
+			}
+			rt.Admit(b, now)
+		}
+		most = max(most, rt.tab.n)
+	}
+	return most
 }
