@@ -54,13 +54,23 @@ type HitDensityConfig struct {
 // minPeriod is the fewest accesses between two refreshes of the model.
 const minPeriod = 1024
 
-// kvEntry is the state of one resident block.
+// kvEntry is the state of one block hit_density tracks: a resident block
+// or a ghost (a sampled evicted block followed until it returns or
+// expires). It is found through the block's slot (entryTable).
 type kvEntry struct {
-	b      *Block
-	idx    int   // index of its kvSlot in HitDensity.res
+	n      node  // n.b is the block; a ghost's node is in gorder, n.at its lifetime start, n.queue its class
+	owner  any   // the entryTable holding it
+	idx    int32 // index of its kvSlot in HitDensity.res; -1 for a ghost
 	reads  int32 // accesses while tracked, at least 1
-	gap    int64 // age at the last hit; 0 none
 	prefix int32 // shared blocks before this one in its run at its last access
+	gap    int64 // age at the last hit; 0 none
+}
+
+// kvEntry's block is n.b and its table owner (see entryTable).
+func (e *kvEntry) slotBlock() *Block { return e.n.b }
+func (e *kvEntry) slotOwner() any    { return e.owner }
+func (e *kvEntry) setSlot(b *Block, owner any) {
+	e.n.b, e.owner = b, owner
 }
 
 // kvSlot is what Victim reads of a resident block, kept in the array it
@@ -96,29 +106,35 @@ type kvSlot struct {
 // full age, its expiry (or its block's Forget) as an end, each with
 // weight Horizon; hits of resident blocks weigh 1.
 //
-// Victim samples resident blocks uniformly (a seeded generator, so runs
-// are reproducible) and returns the one of least hit density; ties (as
-// before the first refresh) go to the oldest, then to the highest Pos, so a
-// chain leaves tail first. Without Seq, Pos or RefCount (the daemon's
+// Victim rates Samples resident blocks and returns the one of least hit
+// density; ties (as before the first refresh) go to the oldest, then to
+// the highest Pos, so a chain leaves tail first. A quarter of them are
+// drawn afresh (uniformly, by a seeded generator, so runs are
+// reproducible); the rest are the best of the previous victim's
+// candidates, kept by slot and rated again, as Redis's eviction pool
+// does: a draw costs a random memory access at a million residents, a
+// kept candidate one in cache. Without Seq, Pos or RefCount (the daemon's
 // sampled planner) the classes reduce to reads, and the policy is LHD over
 // its own access counts.
 //
-// State: one entry per resident block in a map, one slot in an array, at most
-// capacity ghosts, the histograms (classes x age buckets). Access, Admit,
-// Evict and Forget are O(1); Victim is O(samples); a refresh every
-// max(period x capacity, 1024) accesses costs classes x age buckets.
+// State: one entry per resident block or ghost, found through the block's
+// slot, one slot in an array per resident, at most capacity ghosts, the
+// histograms (classes x age buckets). Access, Admit, Evict and Forget are
+// O(1) and allocate nothing in the steady state; Victim is O(samples x
+// samples/4); a refresh every max(period x capacity, 1024) accesses costs
+// classes x age buckets.
 type HitDensity struct {
 	cfg     HitDensityConfig
-	entries map[BlockID]*kvEntry
+	entries kvEntries
 	res     []kvSlot
+	pool    []hdCand // the best candidates of the last Victim, least density first
 	model   densityModel
 	rng     *rand.Rand
 	cap     blockCap
 	clock   int64
-	events  int64             // accesses since the last refresh
-	rounds  int64             // refreshes so far
-	ghosts  map[BlockID]*node // sampled evicted blocks: at = lifetime start, queue = class
-	gorder  list              // ghosts, newest at the front
+	events  int64 // accesses since the last refresh
+	rounds  int64 // refreshes so far
+	gorder  list  // ghosts' nodes, newest at the front
 
 	runSeq  uint64 // the current run: accesses of one sequence at consecutive positions
 	runNext int32  // Pos that continues the run
@@ -126,6 +142,9 @@ type HitDensity struct {
 	prefix  int32  // shared blocks before the last accessed block in its run
 	lastID  BlockID
 }
+
+// kvEntries holds the kvEntries of hit_density.
+type kvEntries = entryTable[kvEntry, *kvEntry]
 
 // Buckets of the features of hit_density; the classes are the product of
 // the chosen features' buckets (at most 4 x 2 x 5 x 4 = 160).
@@ -161,14 +180,14 @@ func parseFeatures(s string) (int, bool) {
 
 // NewHitDensity returns an empty hit_density policy.
 func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
-	return &HitDensity{cfg: c, entries: map[BlockID]*kvEntry{}, cap: newBlockCap(env), ghosts: map[BlockID]*node{},
+	return &HitDensity{cfg: c, cap: newBlockCap(env), pool: make([]hdCand, 0, c.Samples),
 		model: newDensityModel(featureClasses(c.Features), c.Decay, c.Prior),
 		rng:   rand.New(rand.NewPCG(uint64(env.Seed), 0x6b76616470))}
 }
 
 // classify returns the class of a block whose lifetime begins now.
 func (p *HitDensity) classify(e *kvEntry) uint8 {
-	m := &e.b.Meta
+	m := &e.n.b.Meta
 	f := p.cfg.Features
 	c := 0
 	if f&FeatureReads != 0 {
@@ -221,11 +240,12 @@ func (p *HitDensity) gapBucket(gap int64) int {
 }
 
 // Access advances the step; a hit on a resident block is recorded at its
-// age in its class and begins a new lifetime.
+// age in its class and begins a new lifetime, a ghost's return as a hit at
+// its full age.
 func (p *HitDensity) Access(b *Block, _ Time) {
 	p.clock++
 	p.follow(b)
-	if e, ok := p.entries[b.ID]; ok {
+	if e, ok := p.entries.get(b); ok && e.idx >= 0 {
 		e.prefix = p.prefix
 		sl := &p.res[e.idx]
 		age := p.clock - sl.last
@@ -233,9 +253,9 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 		sl.last, sl.pos, e.gap = p.clock, b.Meta.Pos, max(age, 1)
 		e.reads++
 		sl.class = p.classify(e)
-	} else if g, ok := p.ghosts[b.ID]; ok {
-		p.model.hit(int(g.queue), p.clock-g.at, float64(p.cfg.Horizon))
-		p.dropGhost(g)
+	} else if ok {
+		p.model.hit(int(e.n.queue), p.clock-e.n.at, float64(p.cfg.Horizon))
+		p.dropGhost(e)
 	}
 	p.events++
 	if p.events >= max(int64(p.cfg.Period*float64(p.cap.get())), minPeriod) {
@@ -258,16 +278,19 @@ func (p *HitDensity) follow(b *Block) {
 	}
 }
 
-// Admit starts tracking b at age 0.
+// Admit starts tracking b at age 0; a ghost of b is dropped.
 func (p *HitDensity) Admit(b *Block, _ Time) {
-	if g, ok := p.ghosts[b.ID]; ok {
-		p.dropGhost(g)
+	e, ok := p.entries.get(b)
+	if ok {
+		p.gorder.remove(&e.n)
+		e.gap, e.prefix = 0, 0
+	} else {
+		e = p.entries.add(b)
 	}
-	e := &kvEntry{b: b, idx: len(p.res), reads: 1}
+	e.idx, e.reads = int32(len(p.res)), 1
 	if b.ID == p.lastID {
 		e.prefix = p.prefix
 	}
-	p.entries[b.ID] = e
 	p.res = append(p.res, kvSlot{e: e, last: p.clock, pos: b.Meta.Pos, class: p.classify(e)})
 	p.cap.observe(len(p.res))
 }
@@ -276,21 +299,20 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 // 1/Horizon of the evicted blocks (by ID) is followed as ghosts, whose
 // return or expiry is recorded with weight Horizon.
 func (p *HitDensity) Evict(b *Block, _ Time) {
-	e, ok := p.entries[b.ID]
-	if !ok {
+	e, ok := p.entries.get(b)
+	if !ok || e.idx < 0 {
 		return
 	}
-	sl := p.res[e.idx]
-	p.drop(e)
+	sl := p.unslot(e)
 	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
+		p.entries.remove(e)
 		return
 	}
-	g := &node{b: b, at: sl.last, queue: sl.class}
-	p.ghosts[b.ID] = g
-	p.gorder.pushFront(g)
+	e.n.at, e.n.queue = sl.last, sl.class
+	p.gorder.pushFront(&e.n)
 	if p.gorder.len() > p.cap.get() {
-		old := p.gorder.back()
-		p.model.end(int(old.queue), p.clock-old.at, float64(p.cfg.Horizon))
+		old, _ := p.entries.get(p.gorder.back().b)
+		p.model.end(int(old.n.queue), p.clock-old.n.at, float64(p.cfg.Horizon))
 		p.dropGhost(old)
 	}
 }
@@ -298,60 +320,34 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 // Forget drops b: a resident block or ghost freed by its owner ends its
 // lifetime without a hit.
 func (p *HitDensity) Forget(b *Block) {
-	if e, ok := p.entries[b.ID]; ok {
-		sl := p.res[e.idx]
+	e, ok := p.entries.get(b)
+	switch {
+	case !ok:
+	case e.idx >= 0:
+		sl := p.unslot(e)
 		p.model.end(int(sl.class), p.clock-sl.last, 1)
-		p.drop(e)
-	}
-	if g, ok := p.ghosts[b.ID]; ok {
-		p.model.end(int(g.queue), p.clock-g.at, float64(p.cfg.Horizon))
-		p.dropGhost(g)
+		p.entries.remove(e)
+	default:
+		p.model.end(int(e.n.queue), p.clock-e.n.at, float64(p.cfg.Horizon))
+		p.dropGhost(e)
 	}
 }
 
-func (p *HitDensity) dropGhost(g *node) {
-	p.gorder.remove(g)
-	delete(p.ghosts, g.b.ID)
+// dropGhost stops following the ghost e.
+func (p *HitDensity) dropGhost(e *kvEntry) {
+	p.gorder.remove(&e.n)
+	p.entries.remove(e)
 }
 
-func (p *HitDensity) drop(e *kvEntry) {
+// unslot removes resident e's slot from res (the last slot takes its
+// place), marks e a ghost and returns the slot.
+func (p *HitDensity) unslot(e *kvEntry) kvSlot {
+	sl := p.res[e.idx]
 	last := p.res[len(p.res)-1]
 	p.res[e.idx], last.e.idx = last, e.idx
 	p.res = p.res[:len(p.res)-1]
-	delete(p.entries, e.b.ID)
-}
-
-// Victim returns the sampled resident block of least hit density; with
-// no more residents than samples, the least of them all.
-func (p *HitDensity) Victim(Time) (*Block, bool) {
-	n := len(p.res)
-	if n == 0 {
-		return nil, false
-	}
-	var best *kvSlot
-	var bestD float64
-	all := n <= p.cfg.Samples // few residents: look at each of them
-	for i := range min(p.cfg.Samples, n) {
-		j := i
-		if !all {
-			j = p.rng.IntN(n)
-		}
-		sl := &p.res[j]
-		d := p.model.density(int(sl.class), p.clock-sl.last)
-		if best == nil || d < bestD || (d == bestD && sl.before(best)) {
-			best, bestD = sl, d
-		}
-	}
-	return best.e.b, true
-}
-
-// before reports whether a goes before b among blocks of equal density:
-// the older first, then the higher position (chain tail first).
-func (a *kvSlot) before(b *kvSlot) bool {
-	if a.last != b.last {
-		return a.last < b.last
-	}
-	return a.pos > b.pos
+	e.idx = -1
+	return sl
 }
 
 // Len returns the number of resident blocks.
