@@ -75,9 +75,9 @@ func TestKVAdaptiveOffIsFirstExpert(t *testing.T) {
 		mix.Admit(&blocks[i], now)
 		lru.Admit(&blocks[i], now)
 	}
-	if !mix.off || mix.shadows != nil || len(mix.reals) != 1 {
-		t.Fatalf("after admissions without accesses: off %v, %d shadows, %d experts", mix.off, len(mix.shadows),
-			len(mix.reals))
+	if !mix.off || mix.shadows != nil || len(mix.reals) != 1 || mix.follows != 0 {
+		t.Fatalf("after admissions without accesses: off %v, %d shadows, %d experts, following expert %d",
+			mix.off, len(mix.shadows), len(mix.reals), mix.follows)
 	}
 	for i := 4; i < 16; i++ {
 		now++
@@ -107,7 +107,7 @@ func TestKVAdaptiveForget(t *testing.T) {
 		t.Fatalf("after forgetting every block: Len %d, %d residents", p.Len(), len(p.res))
 	}
 	for i, r := range p.reals {
-		if r.Len() != 0 {
+		if r != nil && r.Len() != 0 {
 			t.Fatalf("after forgetting every block: expert %d holds %d residents", i, r.Len())
 		}
 	}
