@@ -1,5 +1,8 @@
 package policy
 
+// hdRun is the number of adjacent slots of res a fresh draw rates.
+const hdRun = 4
+
 // hdCand is a candidate victim of hit_density: a slot of res and the hit
 // density of the block in it.
 type hdCand struct {
@@ -22,16 +25,17 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 				best = c
 			}
 		}
-		return p.res[best.idx].e.n.b, true
+		return p.res[best.idx].b, true
 	}
 	p.rank(n)
-	return p.res[p.pool[0].idx].e.n.b, true
+	return p.res[p.pool[0].idx].b, true
 }
 
 // rank rates again the kept candidates whose slot still exists (the
 // block in it may have changed), adds fresh ones drawn uniformly among
 // the n slots, sorts them by density and keeps the best for the next
-// call. Samples/4 are drawn (at least 1), Samples in all are rated.
+// call. Samples/4 are drawn (at least 1) in runs of hdRun adjacent slots,
+// Samples in all are rated.
 func (p *HitDensity) rank(n int) {
 	fresh := max(p.cfg.Samples/4, 1)
 	c := p.pool[:0]
@@ -43,7 +47,10 @@ func (p *HitDensity) rank(n int) {
 	kept := len(c)
 	for len(c) < kept+fresh {
 		j := p.rng.IntN(n)
-		c = append(c, hdCand{p.rate(j), int32(j)})
+		for k := range min(hdRun, kept+fresh-len(c)) {
+			i := (j + k) % n
+			c = append(c, hdCand{p.rate(i), int32(i)})
+		}
 	}
 	for i := 1; i < len(c); i++ { // insertion sort: the kept part is nearly sorted
 		x := c[i]
