@@ -54,25 +54,6 @@ type HitDensityConfig struct {
 // minPeriod is the fewest accesses between two refreshes of the model.
 const minPeriod = 1024
 
-// kvEntry is the state of one block hit_density tracks: a resident block
-// or a ghost (a sampled evicted block followed until it returns or
-// expires). It is found through the block's slot (entryTable).
-type kvEntry struct {
-	n      node  // n.b is the block; a ghost's node is in gorder, n.at its lifetime start, n.queue its class
-	owner  any   // the entryTable holding it
-	idx    int32 // index of its kvSlot in HitDensity.res; -1 for a ghost
-	reads  int32 // accesses while tracked, at least 1
-	prefix int32 // shared blocks before this one in its run at its last access
-	gap    int64 // age at the last hit; 0 none
-}
-
-// kvEntry's block is n.b and its table owner (see entryTable).
-func (e *kvEntry) slotBlock() *Block { return e.n.b }
-func (e *kvEntry) slotOwner() any    { return e.owner }
-func (e *kvEntry) setSlot(b *Block, owner any) {
-	e.n.b, e.owner = b, owner
-}
-
 // kvSlot is what Victim reads of a resident block, kept in the array it
 // samples so that a sample costs one memory access.
 type kvSlot struct {
@@ -137,9 +118,9 @@ type HitDensity struct {
 	rng     *rand.Rand
 	cap     blockCap
 	clock   int64
-	events  int64 // accesses since the last refresh
-	rounds  int64 // refreshes so far
-	gorder  list  // ghosts' nodes, newest at the front
+	events  int64    // accesses since the last refresh
+	rounds  int64    // refreshes so far
+	gorder  kvGhosts // ghosts, newest at the front
 
 	runSeq  uint64 // the current run: accesses of one sequence at consecutive positions
 	runNext int32  // Pos that continues the run
@@ -147,9 +128,6 @@ type HitDensity struct {
 	prefix  int32  // shared blocks before the last accessed block in its run
 	lastID  BlockID
 }
-
-// kvEntries holds the kvEntries of hit_density.
-type kvEntries = entryTable[kvEntry, *kvEntry]
 
 // Buckets of the features of hit_density; the classes are the product of
 // the chosen features' buckets (at most 4 x 2 x 5 x 4 = 160).
@@ -192,7 +170,7 @@ func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
 
 // classify returns the class of a block whose lifetime begins now.
 func (p *HitDensity) classify(e *kvEntry) uint8 {
-	m := &e.n.b.Meta
+	m := &e.b.Meta
 	f := p.cfg.Features
 	c := 0
 	if f&FeatureReads != 0 {
@@ -259,7 +237,7 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 		e.reads++
 		sl.class = p.classify(e)
 	} else if ok {
-		p.model.hit(int(e.n.queue), p.clock-e.n.at, float64(p.cfg.Horizon))
+		p.model.hit(int(e.class), p.clock-e.at, float64(p.cfg.Horizon))
 		p.dropGhost(e)
 	}
 	p.events++
@@ -287,7 +265,7 @@ func (p *HitDensity) follow(b *Block) {
 func (p *HitDensity) Admit(b *Block, _ Time) {
 	e, ok := p.entries.get(b)
 	if ok {
-		p.gorder.remove(&e.n)
+		p.gorder.remove(e)
 		e.gap, e.prefix = 0, 0
 	} else {
 		e = p.entries.add(b)
@@ -314,11 +292,11 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 		p.entries.remove(e)
 		return
 	}
-	e.n.at, e.n.queue = sl.last, sl.class
-	p.gorder.pushFront(&e.n)
+	e.at, e.class = sl.last, sl.class
+	p.gorder.pushFront(e)
 	if p.gorder.len() > p.cap.get() {
-		old, _ := p.entries.get(p.gorder.back().b)
-		p.model.end(int(old.n.queue), p.clock-old.n.at, float64(p.cfg.Horizon))
+		old := p.gorder.back()
+		p.model.end(int(old.class), p.clock-old.at, float64(p.cfg.Horizon))
 		p.dropGhost(old)
 	}
 }
@@ -334,7 +312,7 @@ func (p *HitDensity) Forget(b *Block) {
 		p.model.end(int(sl.class), p.clock-sl.last, 1)
 		p.entries.remove(e)
 	default:
-		p.model.end(int(e.n.queue), p.clock-e.n.at, float64(p.cfg.Horizon))
+		p.model.end(int(e.class), p.clock-e.at, float64(p.cfg.Horizon))
 		p.dropGhost(e)
 	}
 }
@@ -352,7 +330,7 @@ func (p *HitDensity) entryOf(b *Block) (*kvEntry, bool) {
 
 // dropGhost stops following the ghost e.
 func (p *HitDensity) dropGhost(e *kvEntry) {
-	p.gorder.remove(&e.n)
+	p.gorder.remove(e)
 	p.entries.remove(e)
 }
 

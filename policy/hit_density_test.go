@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"testing"
+	"unsafe"
 )
 
 // Age buckets tile the ages without gaps: bucket i+1 starts where bucket i
@@ -142,5 +143,13 @@ func TestHitDensityForget(t *testing.T) {
 	if p.entries.len() != 0 || len(p.res) != 0 || p.gorder.len() != 0 {
 		t.Fatalf("after forgetting every block: %d entries, %d residents, %d ghosts",
 			p.entries.len(), len(p.res), p.gorder.len())
+	}
+}
+
+// A hit_density entry fits a cache line, so a Victim's or an Evict's
+// entry costs one cache miss at a million residents.
+func TestHitDensityEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(kvEntry{}); n > 64 {
+		t.Fatalf("kvEntry is %d bytes, want at most 64", n)
 	}
 }
