@@ -63,3 +63,11 @@ func (l *kvGhosts) back() *kvEntry {
 
 // len returns the number of ghosts.
 func (l *kvGhosts) len() int { return l.n }
+
+// adopt takes over what another hit_density instance (a shadow of the
+// same cache that saw one access in scale) learned.
+func (p *HitDensity) adopt(from Policy, scale int64) {
+	if src, ok := from.(*HitDensity); ok {
+		p.model.adopt(&src.model, scale)
+	}
+}

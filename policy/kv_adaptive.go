@@ -69,7 +69,11 @@ type KVAdaptiveConfig struct {
 // leader's does, so that an event costs one expert on a large cache, not
 // all of them: when the leader changes, a new instance of its expert
 // admits the residents in the old one's eviction order (its next victim
-// first), starting from the old ranking as recency. Once a block is
+// first), starting from the old ranking as recency; hit_density also
+// takes over its shadow's learned model, ages scaled by the sampling rate
+// (without it the new instance ranked by age until its ghosts came back,
+// a capacity of evictions later). What else an expert learned (ARC's
+// target, LFU's counts) starts afresh. Once a block is
 // admitted without being accessed just before (the daemon's planner, which
 // admits blocks it promoted) the shadows do not model the cache: they are
 // freed, and the first expert (moved in as above if it did not lead)
@@ -182,6 +186,12 @@ func (p *KVAdaptive) duel(b *Block, now Time) {
 	}
 }
 
+// adopter is implemented by experts whose instance on the real cache can
+// take over what their shadow instance learned (hit_density's model).
+type adopter interface {
+	adopt(shadow Policy, scale int64)
+}
+
 // follow makes expert i's real instance give the victims. When it does not
 // run, a new instance of it admits the residents in the order the current
 // one would evict them, and the current one forgets them (freeing their
@@ -194,6 +204,9 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	next, err := New(p.cfg.Experts[i], p.env)
 	if err != nil { // it was built with the same spec and Env: keep the current expert
 		return
+	}
+	if a, ok := next.(adopter); ok && i < len(p.shadows) {
+		a.adopt(p.shadows[i].pol, int64(p.rate))
 	}
 	for p.real.Len() > 0 {
 		v, ok := p.real.Victim(now)
