@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"testing"
+	"unsafe"
 )
 
 // Age buckets tile the ages without gaps: bucket i+1 starts where bucket i
@@ -139,8 +140,59 @@ func TestHitDensityForget(t *testing.T) {
 	for _, b := range d.blocks {
 		p.Forget(b)
 	}
-	if len(p.entries) != 0 || len(p.res) != 0 || len(p.ghosts) != 0 || p.gorder.len() != 0 {
-		t.Fatalf("after forgetting every block: %d entries, %d residents, %d ghosts (%d in order)",
-			len(p.entries), len(p.res), len(p.ghosts), p.gorder.len())
+	if p.entries.len() != 0 || len(p.res) != 0 || p.gorder.len() != 0 {
+		t.Fatalf("after forgetting every block: %d entries, %d residents, %d ghosts",
+			p.entries.len(), len(p.res), p.gorder.len())
+	}
+}
+
+// A hit_density entry fits a cache line, so a Victim's or an Evict's
+// entry costs one cache miss at a million residents.
+func TestHitDensityEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(kvEntry{}); n > 64 {
+		t.Fatalf("kvEntry is %d bytes, want at most 64", n)
+	}
+}
+
+// ageStart is the least age of its bucket: the age before it is in the
+// bucket before.
+func TestAgeStart(t *testing.T) {
+	for i := 1; i < ageBuckets; i++ {
+		a := ageStart(i)
+		if ageBucket(a) != i || ageBucket(a-1) != i-1 {
+			t.Fatalf("bucket %d starts at age %d, in bucket %d; age %d in bucket %d", i, a, ageBucket(a), a-1,
+				ageBucket(a-1))
+		}
+	}
+}
+
+// A model adopting another's counts places them at the ages scaled up:
+// what a shadow seeing one access in 4 learned at age 10 lands at age 40.
+func TestDensityModelAdopt(t *testing.T) {
+	tests := []struct {
+		name  string
+		scale int64
+		age   int64
+	}{
+		{"unscaled", 1, 10},
+		{"one access in 4", 4, 40},
+		{"one access in 32", 32, 320},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newDensityModel(2, 1, 0)
+			for range 100 {
+				src.hit(0, 10, 1)
+				src.end(1, 10, 1)
+			}
+			m := newDensityModel(2, 1, 0)
+			m.adopt(&src, tc.scale)
+			if h, e := m.hits[0][ageBucket(tc.age)], m.ends[1][ageBucket(tc.age)]; h != 100 || e != 100 {
+				t.Fatalf("at age %d: %v hits of class 0, %v ends of class 1; want 100 each", tc.age, h, e)
+			}
+			if hi, lo := m.density(0, 0), m.density(1, 0); hi <= lo || hi <= 0 {
+				t.Fatalf("densities after adopting: class 0 %.6g, class 1 %.6g; want the first higher and > 0", hi, lo)
+			}
+		})
 	}
 }

@@ -116,3 +116,29 @@ func (m *densityModel) densities(c int, w float64) {
 		}
 	}
 }
+
+// ageStart returns the least age in bucket i.
+func ageStart(i int) int64 {
+	if i < ageDirect {
+		return int64(i)
+	}
+	e := (i-ageDirect)>>ageSubBits + ageSubBits + 1
+	sub := int64((i - ageDirect) & (1<<ageSubBits - 1))
+	return 1<<e + sub<<(e-ageSubBits)
+}
+
+// adopt adds src's counts to m, src's ages multiplied by scale (src saw
+// one access in scale), and refreshes the densities.
+func (m *densityModel) adopt(src *densityModel, scale int64) {
+	for c := range min(m.classes, src.classes) {
+		for i := range ageBuckets {
+			j := ageBuckets - 1
+			if a := ageStart(i); a <= (1<<62)/scale {
+				j = ageBucket(a * scale)
+			}
+			m.hits[c][j] += src.hits[c][i]
+			m.ends[c][j] += src.ends[c][i]
+		}
+	}
+	m.refresh()
+}

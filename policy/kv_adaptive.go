@@ -18,7 +18,7 @@ func init() {
 				"come in without accesses"},
 			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
 				"accesses, > 0"},
-			{Name: "shadow", Default: "0", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
+			{Name: "shadow", Default: "32768", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
 				"(in blocks) the shadows see a sample of the blocks (by ID hash) at the same ratio, and victims " +
 				"come from the leader's own choice on the real cache; 0 or >= 16"},
 			{Name: "margin", Default: "1", Doc: "the leader changes when another shadow leads it by more than " +
@@ -57,25 +57,44 @@ type KVAdaptiveConfig struct {
 // to the leader's. This is set dueling (Qureshi et al., ISCA'07) with
 // whole-cache shadows, as regret_adaptive's guard does with two experts.
 //
-// Every expert also runs on the real cache (it sees the real events): when
-// the leader's shadow holds everything the real cache holds, or the
-// shadows only see a sample of the blocks (Shadow), the leader's real
-// instance picks the victim. Once a block is admitted without being
-// accessed just before (the daemon's planner, which admits blocks it
-// promoted) the shadows do not model the cache: they and every real
-// instance but the first expert's are freed, and the first expert decides
-// alone from then on.
+// With a capacity above Shadow blocks the shadows are set-sampled: they
+// see only the blocks whose ID hash is 0 modulo ceil(capacity/Shadow), at
+// that share of the capacity, so they cost a fraction of an event.
 //
-// State: per expert its policy's state twice (real and shadow), a set of
-// the shadow's blocks and a ghost list of capacity IDs. Every event costs
-// the experts' costs twice over, O(log n) for the default experts.
+// The experts also run on the real cache (they see the real events): when
+// the leader's shadow has no eviction to follow, or the shadows only see a
+// sample of the blocks, the leader's real instance picks the victim.
+// Without sampling every expert runs there, so the leader's instance has
+// learned from every event when it takes over. With sampling only the
+// leader's does, so that an event costs one expert on a large cache, not
+// all of them: when the leader changes, a new instance of its expert
+// admits the residents in the old one's eviction order (its next victim
+// first), starting from the old ranking as recency; hit_density also
+// takes over its shadow's learned model, ages scaled by the sampling rate
+// (without it the new instance ranked by age until its ghosts came back,
+// a capacity of evictions later). What else an expert learned (ARC's
+// target, LFU's counts) starts afresh. Once a block is
+// admitted without being accessed just before (the daemon's planner, which
+// admits blocks it promoted) the shadows do not model the cache: they are
+// freed, and the first expert (moved in as above if it did not lead)
+// decides alone from then on.
+//
+// State: per expert its policy's state on its shadow, a set of the
+// shadow's blocks and a ghost list of its capacity in IDs; on the real
+// cache every expert's state and a set of the residents without sampling,
+// the leader's with it. Without sampling an event costs the experts' costs
+// twice over; with it the leader's cost plus the experts' on the sampled
+// accesses, O(log n) for the default experts, and a change of leader n
+// victims of the old leader and n admissions.
 type KVAdaptive struct {
-	reals   []Policy           // every expert on the real cache; reals[0] alone once off
-	real    Policy             // reals[0]
-	res     map[BlockID]*Block // the real cache's residents
+	reals   []Policy           // experts on the real cache: each while rate is 1 and the shadows run, else reals[follows]
+	real    Policy             // reals[follows]
+	follows int                // the expert the real cache's victims come from when there is no shadow's to follow
+	res     map[BlockID]*Block // the real cache's residents, kept while rate is 1 and the shadows run
 	shadows []*shadowCache
 	leader  int
 	cfg     KVAdaptiveConfig
+	env     Env
 	cap     blockCap
 	rate    uint64 // shadows see the blocks whose ID hash is 0 modulo rate
 	last    *Block
@@ -87,12 +106,17 @@ var ErrBadExpert = fmt.Errorf("%w: experts must be online, non-wrapper policies"
 
 // NewKVAdaptive returns a mix of the named experts.
 func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
-	p := &KVAdaptive{res: map[BlockID]*Block{}, cfg: c, cap: newBlockCap(env), rate: 1}
+	p := &KVAdaptive{cfg: c, env: env, cap: newBlockCap(env), rate: 1}
 	if c.Shadow > 0 && env.CapacityBlocks > c.Shadow {
 		p.rate = uint64((env.CapacityBlocks + c.Shadow - 1) / c.Shadow)
 	}
+	if p.rate == 1 {
+		p.res = map[BlockID]*Block{}
+	}
+	p.cfg.Experts = make([]string, len(c.Experts))
 	for i, name := range c.Experts {
 		name = strings.TrimSpace(name)
+		p.cfg.Experts[i] = name
 		info, err := Lookup(name)
 		if err != nil {
 			return nil, fmt.Errorf("kv_adaptive expert %d: %w", i+1, err)
@@ -105,9 +129,11 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
 		}
 		p.shadows = append(p.shadows, newShadowCache(sh))
-		r, err := New(name, env)
-		if err != nil {
-			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+		var r Policy
+		if i == 0 || p.rate == 1 {
+			if r, err = New(name, env); err != nil {
+				return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
+			}
 		}
 		p.reals = append(p.reals, r)
 	}
@@ -121,16 +147,27 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 // Leader returns the index of the expert the real cache follows.
 func (p *KVAdaptive) Leader() int { return p.leader }
 
-// Access forwards the access to the real expert and replays it through
-// every shadow, then updates the leader.
+// Access replays the access through the shadows, updates the leader (its
+// expert takes over the real cache), then forwards the access to the
+// real cache's experts.
 func (p *KVAdaptive) Access(b *Block, now Time) {
+	if !p.off {
+		p.duel(b, now)
+		p.last = b
+		if p.leader != p.follows {
+			p.follow(p.leader, now)
+		}
+	}
 	for _, r := range p.reals {
-		r.Access(b, now)
+		if r != nil {
+			r.Access(b, now)
+		}
 	}
-	if p.off {
-		return
-	}
-	p.last = b
+}
+
+// duel replays an access through the shadows (if its block is sampled),
+// decays their hit counts and updates the leader.
+func (p *KVAdaptive) duel(b *Block, now Time) {
 	c := p.cap.get()
 	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
 	sampled := p.rate == 1 || sketchHash(b.ID)%p.rate == 0
@@ -149,16 +186,56 @@ func (p *KVAdaptive) Access(b *Block, now Time) {
 	}
 }
 
-// Admit forwards to the real expert. A block admitted without its access
+// adopter is implemented by experts whose instance on the real cache can
+// take over what their shadow instance learned (hit_density's model).
+type adopter interface {
+	adopt(shadow Policy, scale int64)
+}
+
+// follow makes expert i's real instance give the victims. When it does not
+// run, a new instance of it admits the residents in the order the current
+// one would evict them, and the current one forgets them (freeing their
+// slots) as they move, then stops.
+func (p *KVAdaptive) follow(i int, now Time) {
+	if p.reals[i] != nil {
+		p.real, p.follows = p.reals[i], i
+		return
+	}
+	next, err := New(p.cfg.Experts[i], p.env)
+	if err != nil { // it was built with the same spec and Env: keep the current expert
+		return
+	}
+	if a, ok := next.(adopter); ok && i < len(p.shadows) {
+		a.adopt(p.shadows[i].pol, int64(p.rate))
+	}
+	for p.real.Len() > 0 {
+		v, ok := p.real.Victim(now)
+		if !ok {
+			break
+		}
+		p.real.Evict(v, now)
+		p.real.Forget(v)
+		next.Access(v, now)
+		next.Admit(v, now)
+	}
+	p.reals[p.follows], p.reals[i] = nil, next
+	p.real, p.follows = next, i
+}
+
+// Admit forwards to the real experts. A block admitted without its access
 // just before turns the shadows off for good.
 func (p *KVAdaptive) Admit(b *Block, now Time) {
 	for _, r := range p.reals {
-		r.Admit(b, now)
+		if r != nil {
+			r.Admit(b, now)
+		}
 	}
-	p.res[b.ID] = b
-	p.cap.observe(len(p.res))
+	if p.res != nil {
+		p.res[b.ID] = b
+	}
+	p.cap.observe(p.real.Len())
 	if !p.off && p.last != b {
-		p.turnOff()
+		p.turnOff(now)
 	}
 	p.last = nil
 }
@@ -170,30 +247,38 @@ func (p *KVAdaptive) Admit(b *Block, now Time) {
 // stay in memory). The other experts' ghosts of blocks no longer resident
 // and not among the shadows' evictions are not reachable from here: their
 // slots are ignored (slot.go) until those blocks are forgotten.
-func (p *KVAdaptive) turnOff() {
+func (p *KVAdaptive) turnOff(now Time) {
 	for _, s := range p.shadows {
 		s.drop()
 	}
 	for _, r := range p.reals[1:] {
 		for _, b := range p.res {
-			r.Forget(b)
+			if r != nil {
+				r.Forget(b)
+			}
 		}
 	}
-	p.off, p.shadows, p.leader, p.reals = true, nil, 0, p.reals[:1]
+	p.off, p.shadows, p.leader, p.res = true, nil, 0, nil
+	p.follow(0, now)
+	p.reals = p.reals[:1]
 }
 
-// Evict forwards to the real expert.
+// Evict forwards to the real experts.
 func (p *KVAdaptive) Evict(b *Block, now Time) {
 	for _, r := range p.reals {
-		r.Evict(b, now)
+		if r != nil {
+			r.Evict(b, now)
+		}
 	}
 	delete(p.res, b.ID)
 }
 
-// Forget drops b from the real expert and every shadow.
+// Forget drops b from the real experts and every shadow.
 func (p *KVAdaptive) Forget(b *Block) {
 	for _, r := range p.reals {
-		r.Forget(b)
+		if r != nil {
+			r.Forget(b)
+		}
 	}
 	delete(p.res, b.ID)
 	for _, s := range p.shadows {
@@ -219,13 +304,13 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 // Victim returns the leader shadow's most recent eviction that the real
 // cache holds, else the real expert's victim.
 func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
-	if !p.off && p.rate == 1 {
+	if p.res != nil {
 		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
 		if b, ok := p.shadows[p.leader].victim(resident); ok {
 			return b, true
 		}
 	}
-	return p.reals[p.leader].Victim(now)
+	return p.real.Victim(now)
 }
 
 // Len returns the number of resident blocks.

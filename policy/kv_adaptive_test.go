@@ -75,9 +75,9 @@ func TestKVAdaptiveOffIsFirstExpert(t *testing.T) {
 		mix.Admit(&blocks[i], now)
 		lru.Admit(&blocks[i], now)
 	}
-	if !mix.off || mix.shadows != nil || len(mix.reals) != 1 {
-		t.Fatalf("after admissions without accesses: off %v, %d shadows, %d experts", mix.off, len(mix.shadows),
-			len(mix.reals))
+	if !mix.off || mix.shadows != nil || len(mix.reals) != 1 || mix.follows != 0 {
+		t.Fatalf("after admissions without accesses: off %v, %d shadows, %d experts, following expert %d",
+			mix.off, len(mix.shadows), len(mix.reals), mix.follows)
 	}
 	for i := 4; i < 16; i++ {
 		now++
@@ -107,7 +107,7 @@ func TestKVAdaptiveForget(t *testing.T) {
 		t.Fatalf("after forgetting every block: Len %d, %d residents", p.Len(), len(p.res))
 	}
 	for i, r := range p.reals {
-		if r.Len() != 0 {
+		if r != nil && r.Len() != 0 {
 			t.Fatalf("after forgetting every block: expert %d holds %d residents", i, r.Len())
 		}
 	}
@@ -185,5 +185,71 @@ func TestKVAdaptiveOffFreesSlots(t *testing.T) {
 		}
 		both(func(p Policy) { p.Evict(a, now) })
 		both(func(p Policy) { p.Access(&blocks[i], now); p.Admit(&blocks[i], now) })
+	}
+}
+
+// hotScan reads a hot set of hot blocks between blocks read once, so a
+// hot block comes back every 2 x hot accesses, for steps accesses. It
+// returns the hits in the second half.
+func hotScan(d *unitDriver, hot, steps int) (hits int) {
+	d.t.Helper()
+	next := BlockID(1 << 20)
+	for step := range steps {
+		id := BlockID(step / 2 % hot)
+		if step%2 == 1 {
+			id, next = next, next+1
+		}
+		if d.s.Contains(id) && step >= steps/2 {
+			hits++
+		}
+		d.access(id)
+	}
+	return hits
+}
+
+// With sampled shadows (a capacity above shadow blocks) only the leader's
+// expert runs on the real cache: when LRU's shadow takes the lead (hot
+// blocks come back within the capacity, FIFO evicts them as they reach
+// its end), LRU takes the residents over, and the real cache then hits
+// as LRU does.
+func TestKVAdaptiveSampledFollowsLeader(t *testing.T) {
+	tests := []struct {
+		name    string
+		experts string
+		leader  int
+	}{
+		{"lru second", "fifo+lru", 1},
+		{"lru first", "lru+fifo", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const capacity, hot, steps = 256, 64, 40000
+			env := Env{CapacityBlocks: capacity}
+			p := mustNew(t, "kv_adaptive:shadow=16,experts="+tc.experts, env).(*KVAdaptive)
+			if p.rate != 16 {
+				t.Fatalf("shadows sample 1 block in %d, want 16", p.rate)
+			}
+			mix := hotScan(newUnitDriver(t, p, capacity), hot, steps)
+			lru := hotScan(newUnitDriver(t, mustNew(t, "lru", env), capacity), hot, steps)
+			fifo := hotScan(newUnitDriver(t, mustNew(t, "fifo", env), capacity), hot, steps)
+			if lru <= fifo*11/10 {
+				t.Fatalf("the trace should favour lru: lru %d hits, fifo %d", lru, fifo)
+			}
+			if p.Leader() != tc.leader || p.follows != tc.leader {
+				t.Fatalf("leader %d, real cache on expert %d, want %d (lru); hits: mix %d, lru %d, fifo %d",
+					p.Leader(), p.follows, tc.leader, mix, lru, fifo)
+			}
+			for i, r := range p.reals {
+				if (r != nil) != (i == tc.leader) {
+					t.Errorf("expert %d runs on the real cache: %v, want only the leader's", i, r != nil)
+				}
+			}
+			if p.real.Len() != capacity {
+				t.Errorf("the leader's expert holds %d residents, want %d", p.real.Len(), capacity)
+			}
+			if mix < lru*95/100 {
+				t.Fatalf("mix %d hot hits, lru %d (fifo %d): want at least 95%% of lru's", mix, lru, fifo)
+			}
+		})
 	}
 }

@@ -32,12 +32,27 @@ func (s *shadowCache) access(b *Block, now Time, capacity int) bool {
 		}
 		s.pol.Evict(v, now)
 		delete(s.held, v.ID)
-		s.out.add(&node{b: v}, capacity)
+		s.evicted(v, capacity)
 	}
 	s.pol.Admit(b, now)
 	s.held[b.ID] = b
 	s.out.drop(b.ID)
 	return false
+}
+
+// evicted records v as the newest eviction, at most capacity of them; the
+// node of the oldest one dropped is reused, so a shadow in its steady
+// state allocates nothing.
+func (s *shadowCache) evicted(v *Block, capacity int) {
+	var n *node
+	for s.out.order.len() >= max(capacity, 1) {
+		n, _ = s.out.take(s.out.order.back().b.ID)
+	}
+	if n == nil {
+		n = &node{}
+	}
+	*n = node{b: v}
+	s.out.add(n, capacity)
 }
 
 // update forwards a metadata change to the shadow's policy.
