@@ -89,7 +89,7 @@ func newMetrics(version string) *metrics {
 	m.tenantQuotaUse = f.gaugeVec("tenant_fast_quota_usage_ratio",
 		"Fast-tier bytes used over the quota of each tenant with a budget (0 when unlimited).", "tenant")
 	m.regions = f.gauge("regions", "Registered KV regions.")
-	m.blocks = f.gaugeVec("blocks", "Tracked KV blocks in each tier.", "tier")
+	m.blocks = f.gaugeVec("blocks", "Registered KV blocks in each tier.", "tier")
 	m.hints = f.counter("hint_blocks_total", "Block accesses reported by engines through the API.")
 	m.regionsDropped = f.counter("regions_dropped_total", "Regions dropped because their process exited.")
 	m.reconciled = f.counter("placement_corrections_total", "Blocks a placement reconcile found in another tier than the daemon believed (moved by someone else).")

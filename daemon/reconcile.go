@@ -184,7 +184,9 @@ func (d *Daemon) setTierLocked(r *region, i int, fast bool, now policy.Time) boo
 			return true
 		}
 		r.fast[i] = fast
-		if _, err := d.materialiseLocked(r, i, now); err != nil {
+		// Slow until now, so in no pool (region.pooled would say it is
+		// once r.fast[i] is set).
+		if _, err := d.materialiseFrom(r, i, false, now); err != nil {
 			r.fast[i] = !fast
 			return false
 		}

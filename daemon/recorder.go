@@ -95,6 +95,13 @@ func (r *recorder) access(reg *region, i int, count uint64, now policy.Time) {
 	}
 }
 
+// knows reports whether this recording has recorded an access of id (the
+// replay knows the block).
+func (r *recorder) knows(id policy.BlockID) bool {
+	_, ok := r.seen[id]
+	return ok
+}
+
 // updated records block i's new metadata.
 func (r *recorder) updated(reg *region, i int, now policy.Time) {
 	r.write(trace.Record{Op: trace.OpUpdate, Time: now, Block: reg.idOf(i), Meta: reg.metaOf(i)})

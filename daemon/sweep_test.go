@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/kvtier/kvtier/daemon/api"
@@ -8,7 +10,7 @@ import (
 )
 
 // TestSweep: a slow block sampled once is tracked; once idle (unseen for
-// 8 epochs) a sweep untracks and dematerialises it, keeping a
+// 9 epochs) a sweep untracks and dematerialises it, keeping a
 // think_complete class it had in the region's marks; a block sampled
 // lately stays; sampled again, the swept block is tracked afresh with the
 // same metadata.
@@ -29,8 +31,8 @@ func TestSweep(t *testing.T) {
 	if want4.Class != policy.ClassThinkComplete {
 		t.Fatalf("block 4 marked think_complete is %v", want4.Class)
 	}
-	for e := range 9 {
-		if e == 7 {
+	for e := range 10 { // the default reuse window (8 epochs) and one more
+		if e == 8 {
 			d.accessLocked(r.id, 5, hintObservation, d.now(), nil)
 		}
 		d.planner.Plan(d.now())
@@ -52,5 +54,36 @@ func TestSweep(t *testing.T) {
 	}
 	if _, tracked := d.planner.Fast(r.idOf(4)); !tracked || r.blocks.materialised() != 2 {
 		t.Errorf("block 4 sampled again: tracked %v, %d materialised; want tracked and 2", tracked, r.blocks.materialised())
+	}
+}
+
+// TestSweptUpdateRecorded: a recording that saw a block keeps hearing of
+// its metadata after the sweep dematerialised it (the replay knows the
+// block and would keep its old class otherwise).
+func TestSweptUpdateRecorded(t *testing.T) {
+	d, r := slowFixture(t)
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if _, err := d.startTrace(path, func() (*os.File, error) { return os.Create(path) }); err != nil {
+		t.Fatal(err)
+	}
+	d.mu.Lock()
+	d.accessLocked(r.id, 3, hintObservation, d.now(), nil)
+	for range 10 {
+		d.planner.Plan(d.now())
+	}
+	if n := d.sweepLocked(d.now()); n != 1 || r.blocks.get(3) != nil {
+		t.Fatalf("the sweep dematerialised %d blocks (block 3: %v), want block 3", n, r.blocks.get(3) != nil)
+	}
+	d.mu.Unlock()
+	done := []api.Range{{Offset: 3 * r.blockSize, Length: 2 * r.blockSize}}
+	if _, err := d.updateRegion(r.id, api.UpdateRequest{ThinkComplete: done}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.StopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	got := readRecorded(t, path)
+	if m, ok := got.updates[r.idOf(3)]; !ok || m.Class != policy.ClassThinkComplete || len(got.updates) != 1 {
+		t.Errorf("updates recorded: %v; want block 3 (seen, swept) think_complete and not block 4 (never seen)", got.updates)
 	}
 }

@@ -82,7 +82,8 @@ func TestRegisterInSteps(t *testing.T) {
 
 // checkTracked checks that the planner tracks the blocks among [0,
 // r.tracked) of r that need a policy.Block at once (needsBlock), and no
-// other (the first and last of each part).
+// other (the first and last of each part), and counts the fast ones
+// among them (tracked or pooled) in the tier: r is the only region.
 func checkTracked(t *testing.T, d *Daemon, r *region) {
 	t.Helper()
 	if r.tracked == 0 {
@@ -97,6 +98,15 @@ func checkTracked(t *testing.T, d *Daemon, r *region) {
 		if _, tracked := d.planner.Fast(r.idOf(i)); tracked != want {
 			t.Errorf("block %d: tracked %v, %d of %d blocks tracked", i, tracked, r.tracked, r.blocks.len())
 		}
+	}
+	var fast int64
+	for i := range r.tracked {
+		if r.fast[i] {
+			fast += int64(r.blockLen(i))
+		}
+	}
+	if got := d.planner.FastBytes(); got != fast {
+		t.Errorf("%d of %d blocks tracked: the planner counts %d fast bytes, the region %d", r.tracked, r.blocks.len(), got, fast)
 	}
 }
 

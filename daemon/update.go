@@ -55,11 +55,16 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 	if repool {
 		d.closePoolLocked(r)
 	}
+	ch := blockChange{classChanged: classChanged, repool: repool, done: req.ThinkComplete}
+	if d.rec != nil {
+		prev := *r // the settings before, for the recorder
+		ch.prev = &prev
+	}
 	r.priority, r.refcount, r.pinned = prio, rc, pinned
 	r.class = class
 	now := d.now()
 	for i := range r.blocks.len() {
-		if err := d.updateBlockLocked(r, i, blockChange{classChanged, repool, req.ThinkComplete}, now); err != nil {
+		if err := d.updateBlockLocked(r, i, ch, now); err != nil {
 			return api.Region{}, err
 		}
 	}
@@ -73,7 +78,7 @@ func (d *Daemon) updateRegionAs(c caller, id uint64, req api.UpdateRequest) (api
 func (d *Daemon) updateBlockLocked(r *region, i int, c blockChange, now policy.Time) error {
 	b := r.blocks.get(i)
 	if b == nil {
-		return d.updateUnmaterialisedLocked(r, i, inRanges(r, i, c.done), c.repool, now)
+		return d.updateUnmaterialisedLocked(r, i, c, now)
 	}
 	bc := b.Meta.Class
 	if c.classChanged && bc != policy.ClassThinkComplete {
@@ -127,6 +132,7 @@ type blockChange struct {
 	classChanged bool        // the region's class changed
 	repool       bool        // the region's pool was closed
 	done         []api.Range // ranges marked think_complete
+	prev         *region     // the region's settings before (only while recording)
 }
 
 // updateUnmaterialisedLocked updates block i of r, not materialised, which
@@ -134,18 +140,27 @@ type blockChange struct {
 // (done) is kept for it; it is materialised now if it became pinned, or
 // if it is fast and marked (it leaves the region's pool's bucket); a fast
 // block no longer pooled (repool: the pool was closed) joins the region's
-// new pool.
-func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, done, repool bool, now policy.Time) error {
-	wasPooled := !repool && r.pooled(i)
+// new pool. A recording that has seen the block records its new metadata
+// if it changed.
+func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, c blockChange, now policy.Time) error {
+	var old policy.Meta
+	if c.prev != nil {
+		old = c.prev.meta(i, c.prev.classOf(i))
+	}
+	wasPooled := !c.repool && r.pooled(i)
+	done := inRanges(r, i, c.done)
 	if done {
 		r.markThinkDone(i)
 	}
+	var err error
 	switch {
 	case r.pinnedAt(i) || (done && r.fast[i]):
-		_, err := d.materialiseFrom(r, i, wasPooled, now)
-		return err
+		_, err = d.materialiseFrom(r, i, wasPooled, now)
 	case r.fast[i] && !wasPooled:
-		return d.poolLocked(r, i)
+		err = d.poolLocked(r, i)
 	}
-	return nil
+	if err == nil && c.prev != nil && d.rec.knows(r.idOf(i)) && r.metaOf(i) != old {
+		d.rec.updated(r, i, now)
+	}
+	return err
 }

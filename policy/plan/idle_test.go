@@ -11,6 +11,7 @@ import (
 func TestIdle(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
+		cfg    Config // Cooldown 1000 unless set
 		setup  func(h *harness)
 		epochs int
 		want   bool
@@ -35,9 +36,21 @@ func TestIdle(t *testing.T) {
 			h.doneAll(h.plan())
 			h.now += 1000
 		}, epochs: coldEpochs + 1, want: true},
+		{name: "within a longer reuse window", cfg: Config{Reuse: 12}, epochs: coldEpochs + 1},
+		{name: "after a longer reuse window", cfg: Config{Reuse: 12}, epochs: 14, want: true},
+		{name: "heat left", cfg: Config{Decay: 0.9}, setup: func(h *harness) {
+			h.doneAll(h.plan())
+			if err := h.p.Access(1, 1000, h.now); err != nil {
+				h.t.Fatal(err)
+			}
+		}, epochs: coldEpochs + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, Config{Cooldown: 1000})
+			cfg := tc.cfg
+			if cfg.Cooldown == 0 {
+				cfg.Cooldown = 1000
+			}
+			h := newHarness(t, cfg)
 			h.track(1, 0, 100, false)
 			id := policy.BlockID(1)
 			if tc.setup != nil {

@@ -234,6 +234,11 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 	}
 	for _, t := range p.tenants {
 		t.pols = [nBuckets]policy.Policy{}
+		for bk, pools := range t.pools {
+			if len(pools) > 0 {
+				p.policyFor(t, uint8(bk)) // a bucket of pooled blocks only
+			}
+		}
 	}
 	var fast []*entry
 	for slot := range p.ents.used {

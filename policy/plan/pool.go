@@ -15,9 +15,13 @@ import (
 // pool's bytes in the fast tier and its tenant's, and, needing victims in
 // the pool's bucket, demotes pooled blocks first, oldest pool first, in
 // the order the caller's PoolSource gives them: a pooled block was never
-// accessed since it was tracked, so it is colder than every block the
-// bucket's policy holds (for LRU, FIFO and LFU the order is the one
-// tracking each block would give). The planner asks the source for a
+// accessed since it was tracked. With LRU that is the order tracking each
+// block would give while the pools are older than the blocks the bucket's
+// policy holds (TestPoolPlansAsTracked); it differs for a pool opened
+// after them: an untouched region registered later loses fast memory
+// before an older block read once long ago, where LRU would take the
+// older block first. Headroom (only cold blocks leave) passes over pools
+// opened less than coldEpochs ago. The planner asks the source for a
 // policy.Block only for a pooled block it demotes, and tracks it from
 // then on. A block that leaves the pool otherwise (the caller saw it
 // accessed, found it slow, changed its metadata) is taken out with
@@ -110,8 +114,11 @@ func (p *Planner) ClosePool(pl *Pool) {
 func (p *Planner) takePooled(t *tenant, bk int, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent, stop bool) {
 	for _, pool := range t.pools[bk] {
+		if pool.blocks == 0 {
+			continue
+		}
 		if guard == coldOnly && int64(p.epoch)-int64(pool.trackedAt) < coldEpochs {
-			return freed, false, true
+			continue // not cold yet; blocks tracked before it may be
 		}
 		if guard != coldOnly && p.cfg.promoteMin() > guard {
 			return freed, false, true

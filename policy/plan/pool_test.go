@@ -36,10 +36,13 @@ func (w *twin) Next() (*policy.Block, bool) {
 	return nil, false
 }
 
+// block is a fresh policy.Block for block i (100 bytes, tenant 0).
 func (w *twin) block(i int) *policy.Block {
 	return &policy.Block{ID: policy.BlockID(i), Meta: policy.Meta{Size: 100, Priority: policy.PriorityNormal, RefCount: 1}}
 }
 
+// newTwin tracks fast fast blocks and slow slow blocks in both planners
+// (the fast ones pooled in the second).
 func newTwin(t *testing.T, cfg Config, fast, slow int) *twin {
 	w := &twin{t: t, slowFrom: fast, eachB: make([]policy.Block, fast+slow), poolB: make([]*policy.Block, fast+slow)}
 	var err error
@@ -199,4 +202,62 @@ func TestPoolAccounting(t *testing.T) {
 	if _, err := p.OpenPool(nil, m); !errors.Is(err, ErrPinnedPool) {
 		t.Errorf("a pool of pinned blocks: %v, want ErrPinnedPool", err)
 	}
+}
+
+// seqSource gives the blocks first, first+1, ... of a pool.
+type seqSource struct{ next, end int }
+
+// Next gives the next block, with the metadata the pool was opened with.
+func (s *seqSource) Next() (*policy.Block, bool) {
+	if s.next == s.end {
+		return nil, false
+	}
+	s.next++
+	return &policy.Block{ID: policy.BlockID(s.next - 1), Meta: policy.Meta{Size: 100,
+		Priority: policy.PriorityNormal, RefCount: 1}}, true
+}
+
+// TestPoolCases: pools still demoted after a reload that rebuilt the
+// policies (the pool's bucket has no tracked block); a pool opened less
+// than coldEpochs ago, or empty, does not keep headroom from older cold
+// blocks tracked one by one.
+func TestPoolCases(t *testing.T) {
+	meta := policy.Meta{Priority: policy.PriorityNormal, RefCount: 1}
+	t.Run("reload", func(t *testing.T) {
+		h := newHarness(t, Config{})
+		pool, err := h.p.OpenPool(&seqSource{0, 10}, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 10 {
+			h.p.AddToPool(pool, 100)
+		}
+		if err := h.p.Reconfigure(Config{Policy: "fifo"}, h.now); err != nil {
+			t.Fatal(err)
+		}
+		h.p.SetFastLimit(500)
+		if pl := h.plan(); len(pl.Demote) != 5 || pool.Blocks() != 5 {
+			t.Fatalf("after a reload, a plan over the limit demotes %d, %d left pooled; want 5 and 5", len(pl.Demote), pool.Blocks())
+		}
+	})
+	t.Run("young pool, headroom", func(t *testing.T) {
+		h := newHarness(t, Config{Headroom: 0.2, Budget: Budget{FastBytes: 1000}})
+		h.track(100, 0, 100, true) // old and cold by the time the pool opens
+		for range coldEpochs + 1 {
+			h.doneAll(h.plan())
+		}
+		for _, n := range []int{0, 8} { // an empty pool, then a young one
+			pool, err := h.p.OpenPool(&seqSource{0, n}, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range n {
+				h.p.AddToPool(pool, 100)
+			}
+		}
+		pl := h.plan()
+		if d := ids(pl.Demote); len(d) != 1 || d[0] != 100 {
+			t.Errorf("headroom demoted %v, want the old cold block 100 (the pools are young or empty)", d)
+		}
+	})
 }

@@ -55,6 +55,11 @@ func (p *Planner) DropTenant(id uint32) error {
 	if t.blocks > 0 {
 		return fmt.Errorf("dropping tenant %d with %d blocks: %w", id, t.blocks, ErrTenantInUse)
 	}
+	for _, pools := range t.pools {
+		if len(pools) > 0 {
+			return fmt.Errorf("dropping tenant %d with an open pool: %w", id, ErrTenantInUse)
+		}
+	}
 	delete(p.tenants, id)
 	return nil
 }
