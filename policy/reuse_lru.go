@@ -37,13 +37,15 @@ const reuseClasses = 2 * reuseReadBuckets
 // is at the frontier of its sequence (an unshared last block: a decode
 // append or a prompt's partial last block).
 //
-// Learning. Each access adds one to its class's total. An access with
-// RefCount r >= 2 shows that the block's previous access, made with r-1
-// reads, was followed by another: it adds one to the reuse count of that
-// class (with the frontier flag the block had then if it is resident,
-// else not frontier). So the labels need no state for evicted blocks.
+// Learning. Each access adds one to its class's total. An access of a
+// resident block, or one with RefCount r >= 2, shows that the block's
+// previous access (made with r-1 reads) was followed by another: it adds
+// one to the reuse count of that class (the class the block had then if
+// it is resident, else r-1 reads and not frontier). So where RefCount
+// counts reads (the Mooncake reader) the labels need no state for evicted
+// blocks; elsewhere only hits teach.
 // Counts halve every Window capacities of accesses, so the model follows
-// changes. The reuse probability of class c is p(c) = (reuse+1)/(total+2).
+// changes. The reuse probability of class c is p(c) = (reuse+2p̄)/(total+2).
 //
 // Order. At each access a resident block's key becomes now + E x p(c)/p̄,
 // where E is the mean age at eviction (a moving average over the last
@@ -98,9 +100,12 @@ func reuseClass(m *Meta, reads int64) uint8 {
 }
 
 // Prob returns the learned probability that an access of class c is
-// followed by another, and the same over all classes.
+// followed by another, and the same over all classes. A class's estimate
+// starts from the overall one (as two accesses' worth of evidence), so a
+// class seen rarely ranks as under LRU.
 func (p *ReuseLRU) Prob(c int) (class, all float64) {
-	return (p.reuse[c] + 1) / (p.total[c] + 2), (p.sumR + 1) / (p.sumT + 2)
+	all = (p.sumR + 1) / (p.sumT + 2)
+	return (p.reuse[c] + 2*all) / (p.total[c] + 2), all
 }
 
 // Access learns from the access and moves a resident block to its new key.
@@ -112,7 +117,7 @@ func (p *ReuseLRU) Access(b *Block, _ Time) {
 		e.it.freq++
 		reads = max(reads, int64(e.it.freq))
 	}
-	if b.Meta.RefCount >= 2 {
+	if resident || b.Meta.RefCount >= 2 {
 		prev := reuseClass(&Meta{}, int64(b.Meta.RefCount-1))
 		if resident {
 			prev = e.class

@@ -20,16 +20,19 @@ func reuseAccess(p *ReuseLRU, b *Block, reads int32, capacity int, resident map[
 }
 
 // TestReuseLRULearnsClasses: the reuse probability of a class is learned
-// from RefCount transitions: blocks read once and then again teach that
-// one read predicts another; blocks read once only teach the opposite.
+// from RefCount transitions and from hits: blocks read once and then again
+// teach that one read predicts another; blocks read once only teach the
+// opposite.
 func TestReuseLRULearnsClasses(t *testing.T) {
 	cases := []struct {
 		name     string
 		reread   bool    // every block is read a second time
+		second   int32   // RefCount at the second read
 		min, max float64 // the range of the learned P(reuse | 1 read)
 	}{
-		{"re-read blocks", true, 0.9, 1},
-		{"single reads", false, 0, 0.1},
+		{"re-read blocks", true, 2, 0.9, 1},
+		{"re-read, RefCount not counting reads (hits teach)", true, 1, 0.9, 1},
+		{"single reads", false, 2, 0, 0.1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -40,7 +43,7 @@ func TestReuseLRULearnsClasses(t *testing.T) {
 				blocks[i] = &Block{ID: BlockID(i)}
 				reuseAccess(p, blocks[i], 1, 8, res)
 				if c.reread && i > 0 {
-					reuseAccess(p, blocks[i-1], 2, 8, res)
+					reuseAccess(p, blocks[i-1], c.second, 8, res)
 				}
 			}
 			if one, _ := p.Prob(0); one < c.min || one > c.max {
