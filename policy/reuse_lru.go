@@ -1,0 +1,209 @@
+package policy
+
+import "math/bits"
+
+func init() {
+	Register(Info{
+		Name: "reuse_lru",
+		Doc: "LRU with learned lifetimes: a block's place in the queue is its last access plus the mean eviction " +
+			"age scaled by the reuse probability of its class (reads so far, frontier) over the mean, learned online " +
+			"from which accesses were followed by another",
+		Params: []Param{
+			{Name: "window", Default: "32", Doc: "the learned counts halve every window x capacity accesses, > 0"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			w := p.Float("window")
+			p.Check(w > 0 && w < 1e6, "window", "a factor > 0")
+			return NewReuseLRU(w, env), nil
+		},
+	})
+}
+
+// reuseReadBuckets is the number of read-count classes: 1, 2-3, 4-7, 8-15
+// and 16 or more reads (log2 buckets, as hit_density's).
+const reuseReadBuckets = 5
+
+// reuseClasses is the number of classes: read buckets x frontier or not.
+const reuseClasses = 2 * reuseReadBuckets
+
+// ReuseLRU is LRU whose blocks live longer or shorter by how likely their
+// class is to be read again, learned online (in the spirit of LRB, Song et
+// al., NSDI'20, with a table of counts for the model and "read again at
+// all" for the label).
+//
+// Classes. A block's class is its reads so far in log2 buckets (the larger
+// of Meta.RefCount, which the Mooncake reader sets to the requests that
+// have read the block, and the reads counted while resident) and whether it
+// is at the frontier of its sequence (an unshared last block: a decode
+// append or a prompt's partial last block).
+//
+// Learning. Each access adds one to its class's total. An access of a
+// resident block, or one with RefCount r >= 2, shows that the block's
+// previous access (made with r-1 reads) was followed by another: it adds
+// one to the reuse count of that class (the class the block had then if
+// it is resident, else r-1 reads and not frontier). So where RefCount
+// counts reads (the Mooncake reader) the labels need no state for evicted
+// blocks; elsewhere only hits teach.
+// Counts halve every Window capacities of accesses, so the model follows
+// changes. The reuse probability of class c is p(c) = (reuse+2p̄)/(total+2).
+//
+// Order. At each access a resident block's key becomes now + E x p(c)/p̄,
+// where E is the mean age at eviction (a moving average over the last
+// evictions) and p̄ the probability over all classes; the smallest key is
+// evicted. A block of average class is therefore kept as under LRU, one
+// twice as likely to be read again about one eviction age longer: the
+// expected hits per slot and step are equalised across classes, as
+// Bélády's choice equalises them with known futures. Keys are computed at
+// access and not revised, so every event is O(log n) (one min-heap).
+//
+// State: one entry per resident block, the class counts, and E.
+type ReuseLRU struct {
+	h       minHeap
+	entries entryTable[rlEntry, *rlEntry]
+	reuse   [reuseClasses]float64
+	total   [reuseClasses]float64
+	sumR    float64
+	sumT    float64
+	evAge   float64
+	cap     blockCap
+	window  float64
+	clock   int64
+	sinceHf int64 // accesses since the counts last halved
+}
+
+// rlEntry is a resident block's state: its heap item and class.
+type rlEntry struct {
+	it    item
+	class uint8
+}
+
+func (e *rlEntry) slotBlock() *Block { return e.it.b }
+func (e *rlEntry) slotOwner() any    { return e.it.owner }
+func (e *rlEntry) setSlot(b *Block, owner any) {
+	e.it.b, e.it.owner = b, owner
+}
+
+// NewReuseLRU returns an empty policy whose counts halve every window
+// capacities of accesses.
+func NewReuseLRU(window float64, env Env) *ReuseLRU {
+	return &ReuseLRU{cap: newBlockCap(env), window: window}
+}
+
+// reuseClass returns the class of a block with reads reads.
+func reuseClass(m *Meta, reads int64) uint8 {
+	b := bits.Len64(uint64(max(reads, 1))) - 1
+	c := uint8(min(b, reuseReadBuckets-1))
+	if frontier(m) {
+		c += reuseReadBuckets
+	}
+	return c
+}
+
+// Prob returns the learned probability that an access of class c is
+// followed by another, and the same over all classes. A class's estimate
+// starts from the overall one (as two accesses' worth of evidence), so a
+// class seen rarely ranks as under LRU.
+func (p *ReuseLRU) Prob(c int) (class, all float64) {
+	all = (p.sumR + 1) / (p.sumT + 2)
+	return (p.reuse[c] + 2*all) / (p.total[c] + 2), all
+}
+
+// Access learns from the access and moves a resident block to its new key.
+func (p *ReuseLRU) Access(b *Block, _ Time) {
+	p.clock++
+	e, resident := p.entries.get(b)
+	reads := int64(b.Meta.RefCount)
+	if resident {
+		e.it.freq++
+		reads = max(reads, int64(e.it.freq))
+	}
+	if resident || b.Meta.RefCount >= 2 {
+		prev := reuseClass(&Meta{}, int64(b.Meta.RefCount-1))
+		if resident {
+			prev = e.class
+		}
+		p.reuse[prev]++
+		p.sumR++
+	}
+	c := reuseClass(&b.Meta, reads)
+	p.total[c]++
+	p.sumT++
+	p.decay()
+	if resident {
+		e.class = c
+		p.place(e)
+		p.h.fix(&e.it)
+	}
+}
+
+// decay halves the counts every window capacities of accesses.
+func (p *ReuseLRU) decay() {
+	p.sinceHf++
+	if float64(p.sinceHf) < p.window*float64(p.cap.get()) {
+		return
+	}
+	p.sinceHf = 0
+	for i := range p.reuse {
+		p.reuse[i] /= 2
+		p.total[i] /= 2
+	}
+	p.sumR /= 2
+	p.sumT /= 2
+}
+
+// place sets e's key from the current step, E and its class.
+func (p *ReuseLRU) place(e *rlEntry) {
+	if p.evAge == 0 {
+		p.evAge = float64(p.cap.get())
+	}
+	pc, all := p.Prob(int(e.class))
+	e.it.last = p.clock
+	e.it.key = float64(p.clock) + p.evAge*pc/all
+	e.it.tie = p.clock
+}
+
+// Admit inserts b with the key of an access now (the access that missed,
+// if any, was just seen).
+func (p *ReuseLRU) Admit(b *Block, _ Time) {
+	e := p.entries.add(b)
+	e.it.freq = 1
+	e.class = reuseClass(&b.Meta, max(int64(b.Meta.RefCount), 1))
+	p.place(e)
+	if p.h.len() == 0 {
+		p.h.quad = true
+	}
+	p.h.push(&e.it)
+	p.cap.observe(p.entries.len())
+}
+
+// Evict removes b and counts its age in the mean eviction age.
+func (p *ReuseLRU) Evict(b *Block, _ Time) {
+	e, ok := p.entries.get(b)
+	if !ok {
+		return
+	}
+	n := float64(min(p.cap.get(), 1024))
+	p.evAge += (float64(p.clock-e.it.last) - p.evAge) / n
+	p.evAge = max(p.evAge, 1)
+	p.h.remove(&e.it)
+	p.entries.remove(e)
+}
+
+// Forget removes b.
+func (p *ReuseLRU) Forget(b *Block) {
+	if e, ok := p.entries.get(b); ok {
+		p.h.remove(&e.it)
+		p.entries.remove(e)
+	}
+}
+
+// Victim returns the block of the smallest key.
+func (p *ReuseLRU) Victim(Time) (*Block, bool) {
+	if it := p.h.min(); it != nil {
+		return it.b, true
+	}
+	return nil, false
+}
+
+// Len returns the number of resident blocks.
+func (p *ReuseLRU) Len() int { return p.entries.len() }
