@@ -3,8 +3,13 @@ package policy
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
+
+// DefaultKVShadow is the most blocks a kv_adaptive shadow holds by
+// default: above it the shadows are set-sampled (parameter shadow).
+const DefaultKVShadow = 32768
 
 func init() {
 	Register(Info{
@@ -18,7 +23,7 @@ func init() {
 				"come in without accesses"},
 			{Name: "window", Default: "8", Doc: "hits count over a decaying window of window x capacity " +
 				"accesses, > 0"},
-			{Name: "shadow", Default: "32768", Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
+			{Name: "shadow", Default: strconv.Itoa(DefaultKVShadow), Doc: "most blocks a shadow holds, 0 no limit: with a larger capacity " +
 				"(in blocks) the shadows see a sample of the blocks (by ID hash) at the same ratio, and victims " +
 				"come from the leader's own choice on the real cache; 0 or >= 16"},
 			{Name: "margin", Default: "1", Doc: "the leader changes when another shadow leads it by more than " +

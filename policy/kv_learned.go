@@ -18,9 +18,11 @@ func init() {
 }
 
 // NewKVLearned returns kv_adaptive over LRU, prefix_chain, hit_density,
-// ARC and reuse_lru, with kv_adaptive's default window (8 capacities) and
-// margin (one standard deviation). LRU is first, so it decides alone where
+// ARC and reuse_lru, with kv_adaptive's default window (8 capacities),
+// margin (one standard deviation) and shadow bound (set-sampled shadows
+// above DefaultKVShadow blocks). LRU is first, so it decides alone where
 // blocks are admitted without accesses.
 func NewKVLearned(env Env) (*KVAdaptive, error) {
-	return NewKVAdaptive(KVAdaptiveConfig{Experts: strings.Split(kvLearnedExperts, "+"), Window: 8, Margin: 1}, env)
+	return NewKVAdaptive(KVAdaptiveConfig{Experts: strings.Split(kvLearnedExperts, "+"), Window: 8, Margin: 1,
+		Shadow: DefaultKVShadow}, env)
 }
