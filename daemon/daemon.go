@@ -78,9 +78,8 @@ type Daemon struct {
 	nextID     uint64
 	tenants    map[string]*tenantState // by name; "" is the unnamed tenant
 	tenantName map[uint32]string
-	nextTenant uint32                         // tenant numbers are never reused (traces name them)
-	demoted    map[policy.BlockID]policy.Time // demotion time, for regret
-	regretWin  []float64                      // recent per-epoch regret/demotion pairs
+	nextTenant uint32    // tenant numbers are never reused (traces name them)
+	regretWin  []float64 // recent per-epoch regret/demotion pairs
 	epochStat  api.EpochStatus
 	budgetUse  api.BudgetUse
 	speed      moverSpeed // the mover's measured speed, for the plan's size
@@ -122,7 +121,7 @@ func New(cfg *Config, opts Options) (*Daemon, error) {
 	d := &Daemon{opts: opts, log: opts.Logger, start: time.Now(), cfg: cfg,
 		regions: map[uint64]*region{}, tenants: map[string]*tenantState{"": {}}, tenantName: map[uint32]string{0: ""},
 		nextTenant: 1,
-		demoted:    map[policy.BlockID]policy.Time{}, slowNode: -1, backoff: map[int]*nodeBackoff{},
+		slowNode:   -1, backoff: map[int]*nodeBackoff{},
 		ready: make(chan struct{}), stopping: make(chan struct{})}
 	d.saver.kick = make(chan struct{}, 1)
 	d.metrics = newMetrics(opts.Version)

@@ -137,15 +137,9 @@ func (d *Daemon) tierGauges() {
 	d.metrics.blocks.WithLabelValues("slow").Set(float64(slowBlocks))
 }
 
-// expireDemoted forgets demotions older than the regret horizon and trims
-// the re-promotion window.
+// expireDemoted trims the re-promotion window (the sweep expires the
+// regions' demotion stamps).
 func (d *Daemon) expireDemoted() {
-	now, h := d.now(), d.horizon()
-	for id, t := range d.demoted {
-		if now-t > h {
-			delete(d.demoted, id)
-		}
-	}
 	if n := len(d.regretWin); n > 4096 {
 		d.regretWin = append(d.regretWin[:0], d.regretWin[n-4096:]...)
 	}

@@ -209,15 +209,12 @@ func (d *Daemon) accessLocked(rid uint64, index int, o plan.Observation, now pol
 			h[1] += count
 		}
 	}
-	if t, ok := d.demoted[id]; ok {
-		delete(d.demoted, id)
-		if now-t <= d.horizon() {
-			d.metrics.regrets.Inc()
-			b := uint64(index)
-			d.events.publish(api.Event{Type: api.EventRegret, Region: r.id, PID: r.pid(), Tenant: r.tenant,
-				Block: &b, Reason: "demoted block accessed again within the regret horizon"})
-			d.regretWin = append(d.regretWin, 1)
-		}
+	if r.takeDemoted(index, now, d.horizon()) {
+		d.metrics.regrets.Inc()
+		b := uint64(index)
+		d.events.publish(api.Event{Type: api.EventRegret, Region: r.id, PID: r.pid(), Tenant: r.tenant,
+			Block: &b, Reason: "demoted block accessed again within the regret horizon"})
+		d.regretWin = append(d.regretWin, 1)
 	}
 	return true
 }
@@ -278,9 +275,9 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		dir := dirDemote
 		if m.promote {
 			dir = dirPromote
-			delete(d.demoted, id)
+			m.r.clearDemoted(m.index)
 		} else {
-			d.demoted[id] = now
+			m.r.markDemoted(m.index, now)
 			d.regretWin = append(d.regretWin, 0)
 		}
 		bytes := int64(out.Moved) * int64(numa.PageSize)

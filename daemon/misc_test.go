@@ -14,6 +14,7 @@ import (
 
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/internal/testutil"
+	"github.com/kvtier/kvtier/policy"
 )
 
 func TestJain(t *testing.T) {
@@ -136,8 +137,8 @@ func TestRegretEvent(t *testing.T) {
 	d := td.d
 	d.mu.Lock()
 	r := d.regions[reg.ID]
-	d.demoted[r.idOf(3)] = d.now()
-	d.demoted[r.idOf(4)] = d.now() - d.horizon() - 1 // expired: no regret
+	r.markDemoted(3, d.now())
+	r.markDemoted(4, d.now()-d.horizon()-policy.Time(time.Millisecond)) // expired: no regret
 	d.mu.Unlock()
 	if _, err := td.client.Hints(ctx, reg.ID, api.HintsRequest{Blocks: []uint64{3, 4}}); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ type region struct {
 	pool      *plan.Pool // its fast blocks not materialised (nil: none yet)
 	thinkDone []uint64   // think_complete marks of unmaterialised blocks (nil: none)
 	fast      []bool     // tier of each block as last known
+	demotedAt []uint32   // when each block was last demoted (demoted.go; nil: none yet)
 	heat      []float32  // access counts decayed with viewHeatHalfLife (placement views)
 	accesses  uint64
 	watched   []string // samplers watching the region

@@ -182,7 +182,6 @@ func (d *Daemon) untrack(r *region, n int) {
 	d.planner.Dense(uint32(r.id), 0)
 	r.eachBlock(n, func(_ int, b *policy.Block) {
 		_ = d.planner.Untrack(b.ID)
-		delete(d.demoted, b.ID)
 	})
 }
 

@@ -67,11 +67,13 @@ func (d *Daemon) sweepLocked(now policy.Time) int {
 }
 
 // sweepRegion dematerialises the idle blocks of r among [first, last),
-// stopping after checks lookups. It returns where it stopped, how many it
+// stopping after checks lookups, and forgets their demotions older than
+// the regret horizon. It returns where it stopped, how many it
 // dematerialised and how many it looked up.
 func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time) (end, freed, looked int) {
-	i := first
+	i, h := first, d.horizon()
 	for ; i < last && looked < checks; i++ {
+		r.expireDemoted(i, now, h)
 		b := r.blocks.get(i)
 		if b == nil || r.fast[i] {
 			continue

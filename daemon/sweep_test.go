@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/policy"
@@ -85,5 +86,45 @@ func TestSweptUpdateRecorded(t *testing.T) {
 	got := readRecorded(t, path)
 	if m, ok := got.updates[r.idOf(3)]; !ok || m.Class != policy.ClassThinkComplete || len(got.updates) != 1 {
 		t.Errorf("updates recorded: %v; want block 3 (seen, swept) think_complete and not block 4 (never seen)", got.updates)
+	}
+}
+
+// TestDemotedStamps: a demotion is a regret within the horizon and not
+// after it, once; ages wrap modulo 2^32 ms; the sweep forgets expired
+// stamps.
+func TestDemotedStamps(t *testing.T) {
+	const ms = policy.Time(time.Millisecond)
+	h := 32 * 1000 * ms
+	wrap := policy.Time(1<<32) * ms
+	for _, tc := range []struct {
+		name     string
+		at, read policy.Time
+		want     bool
+	}{
+		{"at once", 5 * ms, 5 * ms, true},
+		{"at the horizon", 0, h, true},
+		{"past the horizon", 0, h + ms, false},
+		{"across the wrap", wrap - 10*ms, wrap + 10*ms, true},
+		{"a wrap later", 0, wrap + h + ms, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRegion(1, nil, 1<<40, 4*4096, 4096)
+			r.markDemoted(2, tc.at)
+			if got := r.takeDemoted(2, tc.read, h); got != tc.want {
+				t.Errorf("demoted at %v, read at %v: regret %v, want %v", tc.at, tc.read, got, tc.want)
+			}
+			if r.takeDemoted(2, tc.read, h) {
+				t.Error("a second read is a regret too")
+			}
+		})
+	}
+	r := newRegion(1, nil, 1<<40, 4*4096, 4096)
+	r.markDemoted(1, 0)
+	r.markDemoted(3, h)
+	for i := range 4 {
+		r.expireDemoted(i, h+2*ms, h)
+	}
+	if r.demotedAt[1] != 0 || r.demotedAt[3] == 0 {
+		t.Errorf("after expiry: stamps %v, want block 1's forgotten and block 3's kept", r.demotedAt)
 	}
 }
