@@ -115,9 +115,7 @@ func (d *Daemon) materialiseLocked(r *region, i int, now policy.Time) (*policy.B
 // if pooled (an update that reopens the pool knows better than
 // region.pooled).
 func (d *Daemon) materialiseFrom(r *region, i int, pooled bool, now policy.Time) (*policy.Block, error) {
-	b := r.blocks.add(i)
-	b.ID = r.idOf(i)
-	b.Meta = r.meta(i, r.classOf(i))
+	b := r.newBlock(i)
 	if pooled {
 		d.planner.TakeFromPool(r.pool, b.Meta.Size)
 	}
@@ -130,6 +128,15 @@ func (d *Daemon) materialiseFrom(r *region, i int, pooled bool, now policy.Time)
 		return nil, fmt.Errorf("tracking block %d of region %d: %w", i, r.id, err)
 	}
 	return b, nil
+}
+
+// newBlock gives block i of r, not materialised, its policy.Block with
+// the metadata the region gives it (not tracked yet).
+func (r *region) newBlock(i int) *policy.Block {
+	b := r.blocks.add(i)
+	b.ID = r.idOf(i)
+	b.Meta = r.meta(i, r.classOf(i))
+	return b
 }
 
 // pooled reports whether block i of r is counted in r's pool: fast, not
@@ -182,9 +189,7 @@ func (s *poolSource) Next() (*policy.Block, bool) {
 			}
 			continue
 		}
-		b := r.blocks.add(i)
-		b.ID = r.idOf(i)
-		b.Meta = r.meta(i, r.classOf(i))
+		b := r.newBlock(i)
 		s.next++
 		return b, true
 	}

@@ -17,6 +17,21 @@ type goalPoint struct {
 	headroom, beladyHit float64
 }
 
+// goalTrace is the goal tests' trace: the committed Mooncake sample,
+// prompt blocks only; it skips the test in -short (the goal tests replay
+// it 27 times).
+func goalTrace(t *testing.T) *Trace {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("replays the Mooncake trace 27 times")
+	}
+	tr, err := Prepare(MooncakeSampleName, MooncakeSample(trace.MooncakeOptions{NoDecode: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // measureGoal replays tr with pol and the recommended baselines at 1%, 5%
 // and 10% of its distinct blocks, blocks mode.
 func measureGoal(t *testing.T, pol string, tr *Trace) []goalPoint {
@@ -55,13 +70,7 @@ func measureGoal(t *testing.T, pol string, tr *Trace) []goalPoint {
 // 18.4%; kv_adaptive's is 16.8% in TestGoalKVAdaptive). Issue 14 asks
 // 35%; results/RECOMMENDED.md reports the gap.
 func TestGoalKVLearned(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays the Mooncake trace 27 times")
-	}
-	tr, err := Prepare(MooncakeSampleName, MooncakeSample(trace.MooncakeOptions{NoDecode: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := goalTrace(t)
 	var b strings.Builder
 	var sum float64
 	for _, pt := range measureGoal(t, "kv_learned", tr) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/kvtier/kvtier/policy/trace"
 )
 
 // recommendedBaselines are the policies issue 14 asks the recommended
@@ -31,13 +29,7 @@ var cachesimBest = map[int]float64{1827: 0.0779, 9139: 0.2101, 18279: 0.2842}
 // captures (issue 14 asks 35% on average; results/RECOMMENDED.md reports
 // how far it is).
 func TestGoalKVAdaptive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("replays the Mooncake trace 27 times")
-	}
-	tr, err := Prepare(MooncakeSampleName, MooncakeSample(trace.MooncakeOptions{NoDecode: true}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := goalTrace(t)
 	var b strings.Builder
 	var sum float64
 	for _, pt := range measureGoal(t, "kv_adaptive", tr) {
