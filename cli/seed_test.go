@@ -64,3 +64,30 @@ func TestSeedDefault(t *testing.T) {
 		t.Errorf("sim --workload %s: %+v, want the result of %s: %+v", spec, a, seeded, b)
 	}
 }
+
+// TestSeedPrecedence checks that a workload's seed= wins over --seed in
+// trace gen as in sim, and that --seed applies to a spec without one.
+func TestSeedPrecedence(t *testing.T) {
+	const spec = "adversarial_burst:pages=40,steps=300"
+	tests := []struct {
+		name string
+		args []string
+		want string // the spec whose records trace gen must write
+	}{
+		{"spec seed wins", []string{"--workload", spec + ",seed=7", "--seed", "9"}, spec + ",seed=7"},
+		{"flag seeds a spec without one", []string{"--workload", spec, "--seed", "9"}, spec + ",seed=9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(append([]string{"trace", "gen"}, tt.args...)...)
+			if code != ExitOK || !reflect.DeepEqual(readAll(t, trace.NewJSONL(strings.NewReader(out), "stdout")), workloadRecords(t, tt.want)) {
+				t.Errorf("trace gen %v: exit %d (%s), records are not those of %s", tt.args, code, errs, tt.want)
+			}
+			got := simJSON(t, append(tt.args, "--policy", "lru", "--reference", "none")...)
+			want := simJSON(t, "--workload", tt.want, "--policy", "lru", "--reference", "none")
+			if len(got) != 1 || len(want) != 1 || got[0].MeanLatencyMs != want[0].MeanLatencyMs {
+				t.Errorf("sim %v: %+v, want the result of %s: %+v", tt.args, got, tt.want, want)
+			}
+		})
+	}
+}

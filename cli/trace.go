@@ -42,16 +42,14 @@ func newTraceGenCmd() *cobra.Command {
 			"is a spec such as periodic_reuse:pages=96,steps=640,period=11; see\n" +
 			"`kvtier trace workloads` for the workloads and their parameters. Records go\n" +
 			"to stdout unless -o names a file; the format defaults to the file's\n" +
-			"extension (.csv is CSV, anything else JSONL). The seed is --seed, else the\n" +
-			"spec's seed=, else 42, the default of every kvtier command.",
+			"extension (.csv is CSV, anything else JSONL). The seed is the spec's seed=,\n" +
+			"else --seed, whose default, 42, every kvtier command shares (sim too: the\n" +
+			"spec's seed= wins there as here).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := trace.ParseWorkloadSeed(spec, trace.DefaultSeed)
+			ws, err := trace.ParseWorkloadSeed(spec, seed)
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("--workload: %w", err))
-			}
-			if cmd.Flags().Changed("seed") {
-				ws.Params.Seed = seed
 			}
 			if asJSON && out == "" {
 				return usageError("--json prints a summary and needs -o FILE for the records")
@@ -72,7 +70,7 @@ func newTraceGenCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&spec, "workload", "", "workload spec, e.g. adversarial_burst:burst=14 (required)")
-	cmd.Flags().Int64Var(&seed, "seed", trace.DefaultSeed, "random seed, the same default in every command (overrides seed= in the spec)")
+	cmd.Flags().Int64Var(&seed, "seed", trace.DefaultSeed, "random seed, the same default in every command (a workload's seed= wins)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the trace to FILE instead of stdout")
 	cmd.Flags().StringVar(&format, "format", "", "jsonl or csv (default: from -o's extension, else jsonl)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON summary of what was written (needs -o)")
