@@ -16,6 +16,10 @@ var (
 	// ErrUnknownWorkload is returned for a workload name that is not
 	// registered.
 	ErrUnknownWorkload = errors.New("unknown workload")
+	// ErrNoDecode is returned by OpenWith when NoDecode is asked of a
+	// trace that has no decode blocks to leave out (neither Mooncake nor
+	// LMBench).
+	ErrNoDecode = errors.New("no-decode applies only to Mooncake and LMBench traces")
 	// ErrBadParam is returned for a malformed, unknown or out-of-range
 	// workload parameter.
 	ErrBadParam = errors.New("bad workload parameter")

@@ -115,8 +115,11 @@ func (m *Mooncake) checkTime(line []byte) error {
 	case r.tsStr && m.lmb == nil:
 		return bad("\"%d\" is a string: Mooncake's timestamps are integer milliseconds; "+
 			"a trace whose timestamps are strings of nanoseconds is LMBench's (format lmbench)", r.ts)
+	case r.ts > math.MaxInt64/m.tsUnit && m.lmb == nil:
+		return bad("%d out of range [0, %d]: Mooncake's timestamps are integer milliseconds; "+
+			"a trace whose timestamps are nanoseconds is LMBench's (format lmbench)", r.ts, math.MaxInt64/m.tsUnit)
 	case r.ts < 0 || r.ts > math.MaxInt64/m.tsUnit:
-		return bad("%d out of range", r.ts)
+		return bad("%d out of range [0, %d]", r.ts, math.MaxInt64/m.tsUnit)
 	case m.lmb == nil && r.ts < m.ts:
 		return bad("%d goes back in time (previous request at %d)", r.ts, m.ts)
 	}

@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -131,5 +132,38 @@ func TestLMBenchErrors(t *testing.T) {
 		if !errors.As(err, &pe) || !errors.Is(err, ErrMalformed) || pe.Line != 3 || !strings.Contains(err.Error(), tt.want) || len(recs) != 0 {
 			t.Errorf("line %s: %d records, error %v; want none and a ParseError at line 3 containing %q", tt.line, len(recs), err, tt.want)
 		}
+	}
+}
+
+// TestNoDecodeFormats checks that OpenWith takes NoDecode for Mooncake and
+// LMBench traces and refuses it, naming the format, for the others.
+func TestNoDecodeFormats(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, text string
+		wantErr    bool
+	}{
+		{"m.jsonl", `{"timestamp": 1, "input_length": 1, "output_length": 0, "hash_ids": [4]}` + "\n", false},
+		{"l.jsonl", `{"timestamp": "1", "input_length": 1, "output_length": 0, "hash_ids": [4]}` + "\n", false},
+		{"k.jsonl", `{"op": "access", "time": 1, "block": 4}` + "\n", true},
+		{"c.csv", "op,time,block\naccess,1,4\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c, err := OpenWith(path, OpenOptions{Mooncake: MooncakeOptions{NoDecode: true}})
+			if c != nil {
+				c.Close()
+			}
+			if got := errors.Is(err, ErrNoDecode); got != tt.wantErr || (err != nil && !tt.wantErr) {
+				t.Errorf("OpenWith(%s, NoDecode) = %v, want ErrNoDecode: %v", tt.name, err, tt.wantErr)
+			}
+			if tt.wantErr && !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
 	}
 }

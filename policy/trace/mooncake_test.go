@@ -119,6 +119,9 @@ func TestMooncakeErrors(t *testing.T) {
 		{`{"timestamp": "4", "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
 			`t.jsonl:3:2: field timestamp: "4" is a string: Mooncake's timestamps are integer milliseconds; ` +
 				`a trace whose timestamps are strings of nanoseconds is LMBench's (format lmbench)`},
+		{`{"timestamp": 1753780607550317897, "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
+			`t.jsonl:3:2: field timestamp: 1753780607550317897 out of range [0, 9223372036854]: Mooncake's timestamps are ` +
+				`integer milliseconds; a trace whose timestamps are nanoseconds is LMBench's (format lmbench)`},
 		{`{"timestamp": "4x", "input_length": 10, "output_length": 1, "hash_ids": [1]}`,
 			`t.jsonl:3:15: field timestamp: "4x": want an integer count of nanoseconds below 2^63`},
 		{`{"timestamp": 4.5, "input_length": 10, "output_length": 1, "hash_ids": [1]}`,

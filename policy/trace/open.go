@@ -98,6 +98,9 @@ func openStream(rs io.ReadSeeker, name string, opt OpenOptions) (Reader, io.Clos
 			return nil, nil, err
 		}
 	}
+	if opt.Mooncake.NoDecode && format != FormatMooncake && format != FormatLMBench {
+		return nil, nil, fmt.Errorf("a %s trace: %w", format, ErrNoDecode)
+	}
 	src, _, err := Decompress(rs)
 	if err != nil {
 		return nil, nil, err
