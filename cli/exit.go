@@ -9,6 +9,7 @@ import (
 	"github.com/kvtier/kvtier/daemon"
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
+	"github.com/kvtier/kvtier/policy/trace"
 )
 
 // exitCode is the exit code of a command's error: the one the command
@@ -29,7 +30,8 @@ func exitCode(err error) int {
 // ExitUnreachable when the daemon's socket has no listener, ExitPermission
 // for any permission error (the socket, /proc, ptrace, BPF, EACCES/EPERM
 // from the file system), ExitUnsupported when the kernel or hardware lacks
-// a feature (or another user holds it: DAMON's kdamonds), ExitError for
+// a feature (or another user holds it: DAMON's kdamonds), ExitUsage for an
+// option that does not apply to the trace given (--no-decode), ExitError for
 // everything else.
 func classify(err error) int {
 	switch {
@@ -43,6 +45,8 @@ func classify(err error) int {
 	case errors.Is(err, numa.ErrNotSupported), errors.Is(err, bpf.ErrNotSupported),
 		errors.Is(err, bpf.ErrBusy), errors.Is(err, daemon.ErrKernelTiering):
 		return ExitUnsupported
+	case errors.Is(err, trace.ErrNoDecode):
+		return ExitUsage
 	}
 	return ExitError
 }

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kvtier/kvtier/policy/sim"
 )
@@ -14,12 +18,13 @@ import (
 const moveHeader = "policy,trace,step,block,from_tier,to_tier,bytes,reason\n"
 
 // moveWriter writes sim's moves to a file, one line each: CSV, or JSON
-// lines when the file's name ends in .jsonl or .json. Runs of several
-// policies write in parallel: their lines interleave, each naming its
-// policy and trace.
+// lines when the file's name ends in .jsonl or .json, compressed when it
+// then ends in .gz (gzip) or .zst (zstd). Runs of several policies write in
+// parallel: their lines interleave, each naming its policy and trace.
 type moveWriter struct {
 	mu   sync.Mutex
 	f    *os.File
+	z    io.WriteCloser // the compressor, nil for a plain file
 	w    *bufio.Writer
 	json bool
 	line []byte
@@ -32,8 +37,25 @@ func newMoveWriter(path string) (*moveWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &moveWriter{f: f, w: bufio.NewWriterSize(f, 1<<16),
-		json: strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".json")}
+	m := &moveWriter{f: f}
+	var out io.Writer = f
+	base := path
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		m.z, base = gzip.NewWriter(f), strings.TrimSuffix(path, ".gz")
+	case strings.HasSuffix(path, ".zst"):
+		zw, zerr := zstd.NewWriter(f)
+		if zerr != nil {
+			f.Close()
+			return nil, zerr
+		}
+		m.z, base = zw, strings.TrimSuffix(path, ".zst")
+	}
+	if m.z != nil {
+		out = m.z
+	}
+	m.w = bufio.NewWriterSize(out, 1<<16)
+	m.json = strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".json")
 	if !m.json {
 		_, m.err = m.w.WriteString(moveHeader)
 	}
@@ -91,6 +113,11 @@ func appendCSVField(b []byte, s string) []byte {
 func (m *moveWriter) Close() error {
 	if err := m.w.Flush(); m.err == nil {
 		m.err = err
+	}
+	if m.z != nil {
+		if err := m.z.Close(); m.err == nil {
+			m.err = err
+		}
 	}
 	if err := m.f.Close(); m.err == nil {
 		m.err = err

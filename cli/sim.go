@@ -94,7 +94,7 @@ func newSimCmd() *cobra.Command {
 	fl.Int64Var(&f.horizon, "horizon", 24, "re-promotion horizon in accesses")
 	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison of every online policy against LRU and Bélády (a few seconds)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
-	fl.StringVar(&f.moveLog, "move-log", "", "write every block move (miss, evict, cascade, drop, prefetch, free) of the asked policies to FILE: CSV, or JSON lines for .jsonl (cache and blocks modes; never streamed)")
+	fl.StringVar(&f.moveLog, "move-log", "", "write every block move (miss, evict, cascade, drop, prefetch, free) of the asked policies to FILE: CSV, or JSON lines for .jsonl; gzip for a name ending in .gz, zstd for .zst (cache and blocks modes; never streamed)")
 	return cmd
 }
 
@@ -123,8 +123,17 @@ func (f *simFlags) config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, usageError("--mode: %v", err)
 	}
+	if f.capacityBlocks < 0 {
+		return sim.Config{}, usageError("--capacity-blocks %d: want a number of blocks > 0", f.capacityBlocks)
+	}
 	if f.capacityBlocks > 0 {
 		mode = sim.ModeBlocks
+	}
+	if f.prefetch < 0 {
+		return sim.Config{}, usageError("--prefetch %d: want a number of blocks >= 0", f.prefetch)
+	}
+	if f.prefetch > 0 && mode != sim.ModeCache {
+		return sim.Config{}, usageError("--prefetch: cache mode only (this run is in %s mode)", mode)
 	}
 	q, err := sim.ParseQuant(f.quant)
 	if err != nil {

@@ -147,6 +147,13 @@ func TestSimCapacityFlagErrors(t *testing.T) {
 		{[]string{"--fast-bytes", "0"}, "--fast-bytes 0: want a capacity > 0"},
 		{[]string{"--slow-bytes", "-1MiB"}, "--slow-bytes: size \"-1MiB\" is negative"},
 		{[]string{"--capacity-blocks", "8", "--fast-bytes", "1GiB"}, "drop --fast-bytes or --capacity-blocks"},
+		{[]string{"--capacity-blocks", "-5"}, "--capacity-blocks -5: want a number of blocks > 0"},
+		{[]string{"--prefetch", "-1"}, "--prefetch -1: want a number of blocks >= 0"},
+		{[]string{"--capacity-blocks", "8", "--prefetch", "2"}, "--prefetch: cache mode only (this run is in blocks mode)"},
+		{[]string{"--mode", "tiering", "--prefetch", "2"}, "--prefetch: cache mode only (this run is in tiering mode)"},
+		{[]string{"--epoch", "32"}, "--epoch: tiering mode only (this run is in cache mode; give --mode tiering)"},
+		{[]string{"--capacity-blocks", "8", "--headroom", "0.1"}, "--headroom: tiering mode only (this run is in blocks mode"},
+		{[]string{"--no-decode"}, "no-decode applies only to Mooncake and LMBench traces"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

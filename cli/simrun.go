@@ -64,6 +64,9 @@ func runSim(cmd *cobra.Command, f *simFlags) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := checkModeFlags(cmd, cfg.Mode); err != nil {
+		return err
+	}
 	refs, err := sim.ParseReferences(f.reference)
 	if err != nil {
 		return usageError("--reference: %v", err)
@@ -106,4 +109,21 @@ func runSim(cmd *cobra.Command, f *simFlags) (err error) {
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// tieringFlags are the flags only tiering mode reads.
+var tieringFlags = []string{"sample-rate", "epoch", "move-blocks", "decay", "reuse", "headroom", "cooldown-epochs"}
+
+// checkModeFlags refuses a tiering flag given to a run in another mode,
+// which would otherwise be silently ignored.
+func checkModeFlags(cmd *cobra.Command, mode sim.Mode) error {
+	if mode == sim.ModeTiering {
+		return nil
+	}
+	for _, name := range tieringFlags {
+		if cmd.Flags().Changed(name) {
+			return usageError("--%s: tiering mode only (this run is in %s mode; give --mode tiering)", name, mode)
+		}
+	}
+	return nil
 }
