@@ -35,7 +35,8 @@ func newAblateCmd() *cobra.Command {
 			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
 			"ablation in the lab-compatible model (kv-hierarchy-lab's generators, cost model and\n" +
 			"policies; see package policy/sim/lab), which --check compares with the lab's published\n" +
-			"figures and --decompose walks to kvtier's model one change at a time. A grid file is JSON\n" +
+			"figures and --decompose walks to kvtier's model one change at a time, and lab-sweep: the lab's\n" +
+			"default sweep (210 runs, some with prefetch), for --check with its default_sweep.csv. A grid file is JSON\n" +
 			"(with \"mode\": \"lab\" it runs in the lab model: lab workloads such as long_tail_mix or\n" +
 			"adversarial_prefetch, lab policies or kvtier's as \"kvtier:SPEC\"):\n" +
 			`  {"name": "mine", "preset": "kvlab", "mode": "cache",` + "\n" +
@@ -45,6 +46,7 @@ func newAblateCmd() *cobra.Command {
 		Example: "  kvtier ablate --preset regret --output-dir results/regret --plots results/regret/plots\n  kvtier ablate --config grid.json --output-dir out\n" +
 			"  kvtier ablate --preset lab --check policy/sim/lab/testdata/regret_ablation.csv\n" +
 			"  kvtier ablate --preset lab --decompose\n" +
+			"  kvtier ablate --preset lab-sweep --check policy/sim/lab/testdata/default_sweep.csv\n" +
 			"  kvtier ablate --config policy/sim/results/regret/lab-prefetch.json --prefetch 2 -o out",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,7 +55,7 @@ func newAblateCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.preset, "preset", "regret", "built-in grid: regret, baselines, quant or lab")
+	fl.StringVar(&o.preset, "preset", "regret", "built-in grid: regret, baselines, quant, lab, or lab-sweep (the lab's default sweep, for --check)")
 	fl.StringVar(&o.check, "check", "", "with --preset lab: compare with the lab's figures (CSV: its summary.csv or testdata/regret_ablation.csv)")
 	fl.StringVar(&o.config, "config", "", "grid file (JSON)")
 	fl.BoolVar(&o.decompose, "decompose", false, "with --preset lab: print (Markdown) each stage from the lab's model to kvtier's")
@@ -80,6 +82,9 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	if o.preset == "lab" && o.config == "" {
 		return runLabAblate(cmd, lab.Ablation(), lo)
 	}
+	if o.preset == "lab-sweep" && o.config == "" {
+		return runLabSweep(cmd, lo)
+	}
 	var g sim.Grid
 	var err error
 	switch {
@@ -88,7 +93,9 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	case o.config != "":
 		g, err = sim.LoadGrid(o.config)
 	default:
-		g, err = sim.GridPreset(o.preset)
+		if g, err = sim.GridPreset(o.preset); err != nil {
+			return usageError("--preset %q: want regret, baselines, quant, lab or lab-sweep", o.preset)
+		}
 	}
 	if err == nil && g.Mode == "lab" {
 		lg, err := lab.GridFromSim(g)

@@ -73,6 +73,13 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 	if err != nil {
 		return err
 	}
+	return writeCheck(cmd, out, rep, asJSON)
+}
+
+// writeCheck prints a check's report (or out with it, as JSON) and fails
+// (exit 1) when a published run was not reproduced.
+func writeCheck(cmd *cobra.Command, out map[string]any, rep lab.Report, asJSON bool) error {
+	var err error
 	if asJSON {
 		out["check"] = rep
 		err = json.NewEncoder(cmd.OutOrStdout()).Encode(out)
@@ -83,6 +90,27 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 		err = withCode(ExitError, fmt.Errorf("%d of %d published runs not reproduced", rep.Figures-rep.Matched, rep.Figures))
 	}
 	return err
+}
+
+// runLabSweep runs the lab's default sweep (210 runs: five scenarios, some
+// with prefetch, seven workloads, six policies; ablate --preset lab-sweep)
+// and compares it with the figures of --check, the lab's default_sweep.csv.
+func runLabSweep(cmd *cobra.Command, o labOptions) error {
+	if o.check == "" || o.outDir != "" || o.plots != "" || o.decompose || o.prefetch != 0 {
+		return usageError("--preset lab-sweep runs the lab's default sweep, with its own prefetch settings, " +
+			"for --check FILE (policy/sim/lab/testdata/default_sweep.csv) only")
+	}
+	start := time.Now()
+	rs, err := lab.DefaultSweep().Run()
+	if err != nil {
+		return err
+	}
+	out := map[string]any{"grid": "lab-sweep", "runs": len(rs), "seconds": time.Since(start).Seconds()}
+	rep, err := checkLab(o.check, lab.Grid{}, rs)
+	if err != nil {
+		return err
+	}
+	return writeCheck(cmd, out, rep, o.asJSON)
 }
 
 // runLabDecompose prints the stages from the lab's model to kvtier's.
@@ -121,7 +149,36 @@ func checkLab(path string, g lab.Grid, rs []lab.Result) (lab.Report, error) {
 	if err != nil {
 		return lab.Report{}, withCode(ExitUsage, fmt.Errorf("%s: %w", path, err))
 	}
+	if n, first := outsideRuns(rs, figs); n > 0 {
+		return lab.Report{}, usageError("%s: %d of its %d runs are not among the %d this grid ran (the first: seed %d, "+
+			"scenario %s, workload %s, policy %s): check a file with the grid that wrote it (the lab's "+
+			"default_sweep.csv with --preset lab-sweep)", path, n, len(figs), len(rs), first.Seed, first.Scenario,
+			first.Workload, first.Policy)
+	}
 	return lab.Check(rs, figs), nil
+}
+
+// outsideRuns counts the figures that no run has (the same seed,
+// scenario, workload and policy) and returns the first of them.
+func outsideRuns(rs []lab.Result, figs []lab.Figure) (int, lab.Figure) {
+	type key struct {
+		seed                       int64
+		scenario, workload, policy string
+	}
+	ran := make(map[key]bool, len(rs))
+	for _, r := range rs {
+		ran[key{r.Seed, r.Scenario, r.Workload, r.Policy}] = true
+	}
+	n, first := 0, lab.Figure{}
+	for _, f := range figs {
+		if !ran[key{f.Seed, f.Scenario, f.Workload, f.Policy}] {
+			if n == 0 {
+				first = f
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // prefetchSum is the prefetch figures summed over a grid's runs.

@@ -9,6 +9,7 @@ import (
 
 func TestAblateLab(t *testing.T) {
 	figs := filepath.Join("..", "policy", "sim", "lab", "testdata", "regret_ablation.csv")
+	sweep := filepath.Join("..", "policy", "sim", "lab", "testdata", "default_sweep.csv")
 	wrong := filepath.Join(t.TempDir(), "wrong.csv")
 	raw, err := os.ReadFile(figs)
 	if err != nil {
@@ -33,6 +34,11 @@ func TestAblateLab(t *testing.T) {
 		{"nothing to do", nil, ExitUsage, "needs --output-dir, --plots, --check or --decompose"},
 		{"decompose", []string{"--decompose"}, ExitOK, "| medium | adversarial_burst | lru | 2.478 ms, 0.0% |"},
 		{"bad figures", []string{"--check", "ablate_lab.go"}, ExitUsage, "bad figures file"},
+		{"another grid's figures", []string{"--check", sweep}, ExitUsage,
+			"210 of its 210 runs are not among the 198 this grid ran (the first: seed 7, scenario small_fp16_prefetch"},
+		{"sweep", []string{"--check", sweep, "--preset", "lab-sweep"}, ExitOK, "210 of 210 published runs reproduced"},
+		{"sweep without check", []string{"--preset", "lab-sweep", "-o", out}, ExitUsage, "for --check FILE"},
+		{"unknown preset", []string{"--preset", "nosuch", "-o", out}, ExitUsage, "want regret, baselines, quant, lab or lab-sweep"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
