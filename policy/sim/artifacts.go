@@ -103,6 +103,20 @@ func csvBytes(rows [][]string) []byte {
 	return b.Bytes()
 }
 
+// ModeLab is the Mode of results from the lab-compatible model (package
+// sim/lab), which measures no p99 latency, re-promotion rate or fast-tier
+// utilisation: the CSVs leave those fields empty rather than write 0.
+const ModeLab = "lab"
+
+// unmeasured returns x, or NaN (an empty CSV field) for a figure mode
+// does not measure.
+func unmeasured(mode string, x float64) float64 {
+	if mode == ModeLab {
+		return math.NaN()
+	}
+	return x
+}
+
 func summaryCSV(rs []Result) []byte {
 	rows := [][]string{{"workload", "scenario", "quant", "policy", "seed", "accesses", "fast_hit_ratio",
 		"misses", "evictions", "bytes_moved_demand", "bytes_moved_prefetch", "mean_latency_ms",
@@ -113,12 +127,13 @@ func summaryCSV(rs []Result) []byte {
 		if r.Headroom != nil {
 			head = *r.Headroom
 		}
+		p99, repromo, util := unmeasured(r.Mode, r.P99LatencyMs), unmeasured(r.Mode, r.RepromotionRate), unmeasured(r.Mode, r.Utilisation)
 		rows = append(rows, []string{WorkloadName(r.Workload), r.Scenario, r.Quant, r.Policy,
 			strconv.FormatInt(r.Seed, 10), strconv.FormatInt(r.Accesses, 10), fmtF(r.FastHitRatio),
 			strconv.FormatInt(r.Misses, 10), strconv.FormatInt(r.Evictions, 10),
 			strconv.FormatInt(r.BytesDemand, 10), strconv.FormatInt(r.BytesPrefetch, 10),
-			fmtF(r.MeanLatencyMs), fmtF(r.P99LatencyMs), fmtF(r.RepromotionRate), fmtF(r.Fairness),
-			fmtF(r.Utilisation), fmtF(r.LRUHitRatio), fmtF(r.BeladyHitRatio), fmtF(head)})
+			fmtF(r.MeanLatencyMs), fmtF(p99), fmtF(repromo), fmtF(r.Fairness),
+			fmtF(util), fmtF(r.LRUHitRatio), fmtF(r.BeladyHitRatio), fmtF(head)})
 	}
 	return csvBytes(rows)
 }
@@ -129,10 +144,14 @@ func aggregateCSV(as []Aggregate) []byte {
 		"fast_hit_ratio_mean", "fast_hit_ratio_std", "bytes_moved_mean", "bytes_moved_std",
 		"repromotion_rate_mean", "repromotion_rate_std", "headroom_captured_mean", "headroom_captured_std"}}
 	for _, a := range as {
+		p99, repromo := a.P99Latency, a.Repromotion
+		if a.Mode == ModeLab {
+			p99, repromo = Stat{math.NaN(), math.NaN()}, Stat{math.NaN(), math.NaN()}
+		}
 		rows = append(rows, []string{a.Workload, a.Scenario, a.Quant, a.Policy, strconv.Itoa(a.Runs),
-			fmtF(a.MeanLatency.Mean), fmtF(a.MeanLatency.Std), fmtF(a.P99Latency.Mean), fmtF(a.P99Latency.Std),
+			fmtF(a.MeanLatency.Mean), fmtF(a.MeanLatency.Std), fmtF(p99.Mean), fmtF(p99.Std),
 			fmtF(a.FastHitRatio.Mean), fmtF(a.FastHitRatio.Std), fmtF(a.BytesMoved.Mean), fmtF(a.BytesMoved.Std),
-			fmtF(a.Repromotion.Mean), fmtF(a.Repromotion.Std), fmtF(a.Headroom.Mean), fmtF(a.Headroom.Std)})
+			fmtF(repromo.Mean), fmtF(repromo.Std), fmtF(a.Headroom.Mean), fmtF(a.Headroom.Std)})
 	}
 	return csvBytes(rows)
 }

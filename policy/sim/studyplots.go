@@ -191,7 +191,7 @@ func sweepPlot(as []Aggregate, x, line string, m measure) ([]byte, bool) {
 // beladyLabel names the Bélády line: in the lab model it is tier 0's
 // Bélády (furthest next use in tier 0, the lab's lru below, no prefetch).
 func beladyLabel(as []Aggregate) string {
-	if len(as) > 0 && as[0].Mode == "lab" {
+	if len(as) > 0 && as[0].Mode == ModeLab {
 		return "Bélády (tier 0: furthest next use; no prefetch)"
 	}
 	return "Bélády (offline optimum)"
