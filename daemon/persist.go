@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kvtier/kvtier/daemon/api"
+	"github.com/kvtier/kvtier/internal/jsonpos"
 )
 
 // StateFile is the name of the registrations file in the state directory.
@@ -57,7 +58,7 @@ func parseState(b []byte) (stateFile, error) {
 		return st, corruptAt(b, dec.InputOffset(), err)
 	}
 	if err != nil {
-		return st, corruptAt(b, jsonOffset(err, dec.InputOffset()), err)
+		return st, corruptAt(b, jsonpos.Offset(err, dec.InputOffset()), err)
 	}
 	if st.Version != stateVersion {
 		return st, fmt.Errorf("%w: version %d, want %d", errCorruptState, st.Version, stateVersion)
@@ -71,27 +72,11 @@ func parseState(b []byte) (stateFile, error) {
 	return st, nil
 }
 
-// jsonOffset is the byte offset a JSON decoding error names, else def:
-// for a syntax error the offending byte, for a type error the end of the
-// value.
-func jsonOffset(err error, def int64) int64 {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return max(0, se.Offset-1)
-	case errors.As(err, &te):
-		return te.Offset
-	}
-	return def
-}
-
 // corruptAt wraps err in errCorruptState with the line and column of byte
 // offset off of b.
 func corruptAt(b []byte, off int64, err error) error {
 	off = max(0, min(off, int64(len(b))))
-	line := 1 + bytes.Count(b[:off], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(b[:off], '\n'))
+	line, col := jsonpos.LineCol(b, off)
 	return fmt.Errorf("%w: line %d column %d (byte %d): %v", errCorruptState, line, col, off, err)
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kvtier/kvtier/internal/jsonpos"
 	"github.com/kvtier/kvtier/policy"
 	"github.com/kvtier/kvtier/policy/trace"
 )
@@ -75,16 +77,20 @@ func GridPreset(name string) (Grid, error) {
 
 // LoadGrid reads a JSON grid file; unknown fields are errors.
 func LoadGrid(path string) (Grid, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return Grid{}, fmt.Errorf("reading grid: %w", err)
 	}
-	defer f.Close()
-	dec := json.NewDecoder(f)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var g Grid
 	if err := dec.Decode(&g); err != nil {
-		return Grid{}, fmt.Errorf("%w: grid %s: %w", ErrBadConfig, path, err)
+		line, col := jsonpos.LineCol(b, jsonpos.Offset(err, dec.InputOffset()))
+		return Grid{}, fmt.Errorf("%w: grid %s:%d:%d: %w", ErrBadConfig, path, line, col, err)
+	}
+	if dec.More() {
+		line, col := jsonpos.LineCol(b, dec.InputOffset())
+		return Grid{}, fmt.Errorf("%w: grid %s:%d:%d: data after the grid's object", ErrBadConfig, path, line, col)
 	}
 	return g, nil
 }

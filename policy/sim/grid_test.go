@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -83,11 +84,18 @@ func TestGridErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	p := filepath.Join(t.TempDir(), "g.json")
-	if err := os.WriteFile(p, []byte(`{"name": "x", "polices": []}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := LoadGrid(p); err == nil || !strings.Contains(err.Error(), "polices") {
-		t.Errorf("unknown field: %v", err)
+	for _, tt := range []struct{ name, text, want string }{
+		{"unknown field", `{"name": "x", "polices": []}`, `g.json:1:`},
+		{"syntax", "{\n  \"name\": \"x\",\n}", "g.json:3:1: invalid character '}'"},
+		{"type", "{\"name\": \"x\",\n \"seeds\": \"7\"}", "g.json:2:14: json: cannot unmarshal string"},
+		{"trailing", `{"name": "x"} {}`, "g.json:1:15: data after the grid's object"},
+	} {
+		p := filepath.Join(t.TempDir(), "g.json")
+		if err := os.WriteFile(p, []byte(tt.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadGrid(p); !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want ErrBadConfig and %q", tt.name, err, tt.want)
+		}
 	}
 }

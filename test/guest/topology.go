@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kvtier/kvtier/internal/jsonpos"
 )
 
 // ErrTopology is wrapped by every error about a topology file.
@@ -89,19 +91,19 @@ func ParseTopology(b []byte) (*Topology, error) {
 	dec.DisallowUnknownFields()
 	var t Topology
 	if err := dec.Decode(&t); err != nil {
-		line, col := lineCol(b, dec.InputOffset())
+		line, col := jsonpos.LineCol(b, dec.InputOffset())
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			line, col = lineCol(b, se.Offset)
+			line, col = jsonpos.LineCol(b, se.Offset)
 		case errors.As(err, &te):
-			line, col = lineCol(b, te.Offset)
+			line, col = jsonpos.LineCol(b, te.Offset)
 		}
 		return nil, &posError{line, col, err.Error()}
 	}
 	if dec.More() {
-		line, col := lineCol(b, dec.InputOffset())
+		line, col := jsonpos.LineCol(b, dec.InputOffset())
 		return nil, &posError{line, col, "trailing data after the topology"}
 	}
 	if err := t.validate(); err != nil {
@@ -118,21 +120,6 @@ type posError struct {
 
 func (e *posError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
 func (e *posError) Unwrap() error { return ErrTopology }
-
-func lineCol(b []byte, off int64) (int, int) {
-	if off > int64(len(b)) {
-		off = int64(len(b))
-	}
-	line, col := 1, 1
-	for _, c := range b[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
 
 func (t *Topology) validate() error {
 	bad := func(format string, a ...any) error {

@@ -1,0 +1,42 @@
+package jsonpos
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestPosition(t *testing.T) {
+	type grid struct {
+		Name  string  `json:"name"`
+		Seeds []int64 `json:"seeds"`
+	}
+	tests := []struct {
+		name      string
+		in        string
+		line, col int
+	}{
+		{"syntax error", "{\n  \"name\": \"g\",\n}", 3, 1},
+		{"type error", "{\n  \"name\": \"g\",\n  \"seeds\": \"7\"\n}", 3, 15},
+		{"first byte", "x", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var g grid
+			err := json.Unmarshal([]byte(tt.in), &g)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			line, col := LineCol([]byte(tt.in), Offset(err, 0))
+			if line != tt.line || col != tt.col {
+				t.Errorf("%v: line %d col %d, want %d:%d", err, line, col, tt.line, tt.col)
+			}
+		})
+	}
+	if got := Offset(errors.New("other"), 7); got != 7 {
+		t.Errorf("Offset of another error = %d, want the default 7", got)
+	}
+	if line, col := LineCol([]byte("ab\ncd"), 99); line != 2 || col != 3 {
+		t.Errorf("LineCol past the end = %d:%d, want 2:3", line, col)
+	}
+}
