@@ -263,7 +263,7 @@ func (f *simFlags) simTraces() ([]*sim.Trace, error) {
 
 // printResults prints one comparison table per workload/trace and setting.
 // Every column has a fixed number of decimals: ratios 3, latencies 3 (ms),
-// bytes moved 2 (in a decimal unit), headroom 1 (%). Blocks mode models no latency or bytes: those columns show "-". The
+// bytes moved 2 (in a binary unit, as in the plots), headroom 1 (%). Blocks mode models no latency or bytes: those columns show "-". The
 // Bélády row of a tiering comparison (run in cache mode on the same tiers,
 // see sim.Compare) stays in its table, marked "(cache mode)".
 func printResults(w io.Writer, rs []sim.Result) error {
@@ -301,18 +301,18 @@ func printResults(w io.Writer, rs []sim.Result) error {
 	return tw.Flush()
 }
 
-// formatBytes prints a byte count with a decimal unit and two decimals:
-// 7.31 MB, 6.80 MB, 976.00 kB, 44.50 TB (bytes below 1 kB: 512 B).
+// formatBytes prints a byte count with a binary unit (the plots' MiB)
+// and two decimals: 6.49 MiB, 953.12 KiB, 40.47 TiB (below 1 KiB: 512 B).
 func formatBytes(n int64) string {
 	v := float64(n)
-	for _, u := range []string{"B", "kB", "MB", "GB", "TB"} {
-		if v < 999.995 || u == "TB" { // 999.995 kB prints as 1.00 MB
+	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
+		if v < 1023.995 || u == "TiB" { // 1023.995 KiB prints as 1.00 MiB
 			if u == "B" {
 				return fmt.Sprintf("%d B", n)
 			}
 			return fmt.Sprintf("%.2f %s", v, u)
 		}
-		v /= 1000
+		v /= 1024
 	}
 	return ""
 }

@@ -216,7 +216,7 @@ func TestSimTableDecimals(t *testing.T) {
 	if err := printResults(&b, rs); err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile(`^ *p[a-d] +512 +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{2} [kMGT]B +95 +\d+\.\d{3} +-?\d+\.\d%$`)
+	row := regexp.MustCompile(`^ *p[a-d] +512 +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{3} +\d+\.\d{2} [KMGT]iB +95 +\d+\.\d{3} +-?\d+\.\d%$`)
 	n := 0
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n")[2:] {
 		n++
@@ -231,8 +231,8 @@ func TestSimTableDecimals(t *testing.T) {
 
 func TestFormatBytes(t *testing.T) {
 	for n, want := range map[int64]string{
-		0: "0 B", 999: "999 B", 1000: "1.00 kB", 976_000: "976.00 kB", 999_994: "999.99 kB",
-		999_996: "1.00 MB", 6_800_000: "6.80 MB", 7_310_000: "7.31 MB", 44_500_000_000_000: "44.50 TB",
+		0: "0 B", 1023: "1023 B", 1024: "1.00 KiB", 976_000: "953.12 KiB", 1_048_570: "1023.99 KiB",
+		1_048_571: "1.00 MiB", 6_800_000: "6.48 MiB", 7 << 30: "7.00 GiB", 44_500_000_000_000: "40.47 TiB",
 	} {
 		if got := formatBytes(n); got != want {
 			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
