@@ -88,14 +88,19 @@ func drawTradeoffPanel(c *canvas, f frame, cl cell, div float64, unit string, yl
 			fastest = i
 		}
 	}
+	var labelled []int
 	for i, a := range cl.as {
 		x, y := xs.at(bs[i].Mean), ys.at(ls[i].Mean)
 		c.errorBar(x, ys.at(math.Max(ys.lo, ls[i].Mean-ls[i].Std)), ys.at(math.Min(ys.hi, ls[i].Mean+ls[i].Std)))
 		c.hErrorBar(y, xs.at(math.Max(xs.lo, bs[i].Mean-bs[i].Std)), xs.at(math.Min(xs.hi, bs[i].Mean+bs[i].Std)))
 		c.marker(x, y, familyColor(a.Policy), fmt.Sprintf("%s: %.4g ms, %.4g %s", a.Policy, ls[i].Mean, bs[i].Mean, unit))
 		if fam, _ := policyParams(a.Policy); fam != "regret_aware" || i == fastest {
-			c.text(x+5, y-5, "start", `font-size="9" fill="#333" class="point-label"`, compactPolicy(a.Policy))
+			labelled = append(labelled, i)
 		}
+	}
+	labels := labelPlacer{f: f}
+	for _, i := range labelled {
+		labels.place(c, xs.at(bs[i].Mean), ys.at(ls[i].Mean), compactPolicy(cl.as[i].Policy))
 	}
 }
 
