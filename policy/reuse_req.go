@@ -54,7 +54,10 @@ const reqClasses = reqNewBuckets * reuseClasses
 //
 // State: one entry per resident block, one ghost per block accessed
 // within the horizon (a map swept every horizon capacities), the class
-// counts and the current request's accesses.
+// counts and the current request's accesses. A block forgotten before
+// its request ends (a freed decode block) still leaves a ghost then,
+// unless its Block was reused for another ID; the ghost expires with the
+// horizon.
 type ReuseReq struct {
 	h       minHeap
 	entries entryTable[rlEntry, *rlEntry]
