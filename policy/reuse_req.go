@@ -1,0 +1,157 @@
+package policy
+
+import "math/bits"
+
+func init() {
+	Register(Info{
+		Name: "reuse_req",
+		Doc: "reuse_lru with request-level classes: a block's class adds to its reads so far and frontier the " +
+			"number of new (first-read) blocks of the request that read it, known when the request ends; the " +
+			"request's blocks are then re-keyed, and labels are reuses within a horizon of the last access",
+		Params: []Param{
+			{Name: "window", Default: "32", Doc: "the learned counts halve every window x capacity accesses, > 0"},
+			{Name: "horizon", Default: "8", Doc: "a reuse counts as a label if it comes within horizon x capacity " +
+				"accesses of the previous access, > 0"},
+		},
+		New: func(p *Params, env Env) (Policy, error) {
+			w, h := p.Float("window"), p.Float("horizon")
+			p.Check(w > 0 && w < 1e6, "window", "a factor > 0")
+			p.Check(h > 0 && h < 1e6, "horizon", "a factor > 0")
+			return NewReuseReq(w, h, env), nil
+		},
+	})
+}
+
+// reqNewBuckets is the number of new-block classes of a request: 0, 1,
+// 2-3, 4-7, 8-15 and 16 or more first-read blocks (log2 buckets).
+const reqNewBuckets = 6
+
+// reqMaxPending bounds the accesses held for one request: where Seq
+// does not change (callers without requests) they are classified in
+// batches of this many.
+const reqMaxPending = 4096
+
+// reqClasses is the number of classes: new-block buckets x reuse_lru's
+// classes (reads so far x frontier).
+const reqClasses = reqNewBuckets * reuseClasses
+
+// ReuseReq is ReuseLRU with a request-level feature. In a KV trace the
+// blocks of one request share its fate: when the conversation goes on,
+// the next turn re-reads all of them. How many blocks the request added
+// (blocks read for the first time) tells turns that append a short
+// message, which often go on, from turns that paste a long document,
+// which rarely do. That count is known only when the request ends (the
+// next access of another Meta.Seq), so a request's accesses are held
+// until then, counted in their final classes and their resident blocks
+// re-keyed (O(1) amortized per access).
+//
+// Labels. Evicted blocks leave a ghost (the class and step of their last
+// access) for horizon capacities of accesses; an access whose previous
+// access left a ghost or a resident entry adds one to that class's reuse
+// count. Reuses further apart than the horizon are not labels: no policy
+// keeps a block that long at this capacity. Order and decay are
+// ReuseLRU's: key = step of the access + E x p(class)/p̄.
+//
+// State: one entry per resident block, one ghost per block accessed
+// within the horizon (a map swept every horizon capacities), the class
+// counts and the current request's accesses. A block forgotten before
+// its request ends (a freed decode block) still leaves a ghost then,
+// unless its Block was reused for another ID; the ghost expires with the
+// horizon.
+type ReuseReq struct {
+	h       minHeap
+	entries entryTable[rlEntry, *rlEntry]
+	reuse   [reqClasses]float64
+	total   [reqClasses]float64
+	sumR    float64
+	sumT    float64
+	evAge   float64
+	cap     blockCap
+	window  float64
+	horizon float64
+	clock   int64
+	sinceHf int64
+	ghosts  map[BlockID]reqGhost
+	swept   int64 // step of the last ghost sweep
+	req     reqState
+}
+
+// reqGhost is the class and step of a block's last access.
+type reqGhost struct {
+	step  int64
+	class uint8
+}
+
+// reqState is the request being read: its Seq, its accesses so far and
+// how many of them read a block for the first time.
+type reqState struct {
+	seq     uint64
+	newBlks int
+	pending []reqAccess
+}
+
+// reqAccess is one access of the current request.
+type reqAccess struct {
+	b     *Block
+	id    BlockID
+	step  int64
+	reads int64
+	front bool
+}
+
+// NewReuseReq returns an empty policy whose counts halve every window
+// capacities of accesses and whose labels look horizon capacities ahead.
+func NewReuseReq(window, horizon float64, env Env) *ReuseReq {
+	return &ReuseReq{cap: newBlockCap(env), window: window, horizon: horizon, ghosts: map[BlockID]reqGhost{}}
+}
+
+// reqClass returns the class of an access with reads reads in a request
+// that added newBlks blocks.
+func reqClass(front bool, reads int64, newBlks int) uint8 {
+	nb := min(bits.Len(uint(newBlks)), reqNewBuckets-1)
+	rb := min(bits.Len64(uint64(max(reads, 1)))-1, reuseReadBuckets-1)
+	c := nb*reuseClasses + rb
+	if front {
+		c += reuseReadBuckets
+	}
+	return uint8(c)
+}
+
+// Prob returns the learned probability that an access of class c is
+// followed by another within the horizon, and the same over all classes.
+func (p *ReuseReq) Prob(c int) (class, all float64) {
+	all = (p.sumR + 1) / (p.sumT + 2)
+	return (p.reuse[c] + 2*all) / (p.total[c] + 2), all
+}
+
+// Access learns from the access, ends the previous request if b belongs
+// to another one, and gives a resident block a provisional key.
+func (p *ReuseReq) Access(b *Block, _ Time) {
+	if b.Meta.Seq != p.req.seq || len(p.req.pending) == 0 || len(p.req.pending) >= reqMaxPending {
+		p.finish()
+		p.req.seq = b.Meta.Seq
+	}
+	p.clock++
+	e, resident := p.entries.get(b)
+	reads := int64(b.Meta.RefCount)
+	if resident {
+		e.it.freq++
+		reads = max(reads, int64(e.it.freq))
+	}
+	if g, ok := p.ghosts[b.ID]; ok && float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
+		p.reuse[g.class]++
+		p.sumR++
+	}
+	if b.Meta.RefCount <= 1 && !resident {
+		p.req.newBlks++
+	}
+	front := frontier(&b.Meta)
+	p.req.pending = append(p.req.pending, reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
+	p.decay()
+	p.sweep()
+	if resident {
+		e.class = reqClass(front, reads, p.req.newBlks)
+		p.place(e, p.clock)
+		p.h.fix(&e.it)
+	}
+}

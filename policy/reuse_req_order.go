@@ -1,0 +1,115 @@
+package policy
+
+// finish ends the current request: each access is counted in its final
+// class, leaves its ghost, and re-keys its block if that is still
+// resident and not read since.
+func (p *ReuseReq) finish() {
+	for i := range p.req.pending {
+		a := &p.req.pending[i]
+		c := reqClass(a.front, a.reads, p.req.newBlks)
+		p.total[c]++
+		p.sumT++
+		if a.b.ID != a.id {
+			continue // forgotten and reused meanwhile
+		}
+		p.ghosts[a.id] = reqGhost{step: a.step, class: c}
+		if e, ok := p.entries.get(a.b); ok && e.it.tie == a.step {
+			e.class = c
+			p.place(e, a.step)
+			p.h.fix(&e.it)
+		}
+		a.b = nil
+	}
+	p.req.pending = p.req.pending[:0]
+	p.req.newBlks = 0
+}
+
+// decay halves the counts every window capacities of accesses.
+func (p *ReuseReq) decay() {
+	p.sinceHf++
+	if float64(p.sinceHf) < p.window*float64(p.cap.get()) {
+		return
+	}
+	p.sinceHf = 0
+	for i := range p.reuse {
+		p.reuse[i] /= 2
+		p.total[i] /= 2
+	}
+	p.sumR /= 2
+	p.sumT /= 2
+}
+
+// sweep drops the ghosts older than the horizon, every horizon
+// capacities of accesses (so the map holds at most two horizons of
+// accesses' blocks).
+func (p *ReuseReq) sweep() {
+	h := int64(p.horizon * float64(p.cap.get()))
+	if p.clock-p.swept < max(h, 1) {
+		return
+	}
+	p.swept = p.clock
+	for id, g := range p.ghosts {
+		if p.clock-g.step > h {
+			delete(p.ghosts, id)
+		}
+	}
+}
+
+// place sets e's key from the step of its access, E and its class.
+func (p *ReuseReq) place(e *rlEntry, step int64) {
+	if p.evAge == 0 {
+		p.evAge = float64(p.cap.get())
+	}
+	pc, all := p.Prob(int(e.class))
+	e.it.last = step
+	e.it.key = float64(step) + p.evAge*pc/all
+	e.it.tie = step
+}
+
+// Admit inserts b with the key of an access now, in the class its
+// request so far gives it.
+func (p *ReuseReq) Admit(b *Block, _ Time) {
+	e := p.entries.add(b)
+	e.it.freq = 1
+	reads := max(int64(b.Meta.RefCount), 1)
+	e.class = reqClass(frontier(&b.Meta), reads, p.req.newBlks)
+	p.place(e, p.clock)
+	if p.h.len() == 0 {
+		p.h.quad = true
+	}
+	p.h.push(&e.it)
+	p.cap.observe(p.entries.len())
+}
+
+// Evict removes b and counts its age in the mean eviction age.
+func (p *ReuseReq) Evict(b *Block, _ Time) {
+	e, ok := p.entries.get(b)
+	if !ok {
+		return
+	}
+	n := float64(min(p.cap.get(), 1024))
+	p.evAge += (float64(p.clock-e.it.last) - p.evAge) / n
+	p.evAge = max(p.evAge, 1)
+	p.h.remove(&e.it)
+	p.entries.remove(e)
+}
+
+// Forget removes b and its ghost.
+func (p *ReuseReq) Forget(b *Block) {
+	if e, ok := p.entries.get(b); ok {
+		p.h.remove(&e.it)
+		p.entries.remove(e)
+	}
+	delete(p.ghosts, b.ID)
+}
+
+// Victim returns the block of the smallest key.
+func (p *ReuseReq) Victim(Time) (*Block, bool) {
+	if it := p.h.min(); it != nil {
+		return it.b, true
+	}
+	return nil, false
+}
+
+// Len returns the number of resident blocks.
+func (p *ReuseReq) Len() int { return p.entries.len() }

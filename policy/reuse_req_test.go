@@ -1,0 +1,163 @@
+package policy
+
+import "testing"
+
+// reqFeeder feeds whole requests to a policy as the simulator does: an
+// access, then an admission (after evicting the victim when full) on a
+// miss.
+type reqFeeder struct {
+	p        Policy
+	capacity int
+	resident map[BlockID]bool
+	blocks   map[BlockID]*Block
+	seq      uint64
+}
+
+// request reads the blocks ids in order as one request: reused ids with
+// RefCount 2, the others with RefCount 1.
+func (f *reqFeeder) request(reused, fresh []BlockID) {
+	f.seq++
+	for i, id := range append(append([]BlockID{}, reused...), fresh...) {
+		b, ok := f.blocks[id]
+		if !ok {
+			b = &Block{ID: id}
+			f.blocks[id] = b
+		}
+		b.Meta = Meta{Seq: f.seq, Pos: int32(i), RefCount: 1}
+		if i < len(reused) {
+			b.Meta.RefCount = 2
+		}
+		f.p.Access(b, 0)
+		if f.resident[id] {
+			continue
+		}
+		if f.p.Len() >= f.capacity {
+			v, _ := f.p.Victim(0)
+			f.p.Evict(v, 0)
+			delete(f.resident, v.ID)
+		}
+		f.p.Admit(b, 0)
+		f.resident[id] = true
+	}
+}
+
+// train alternates short requests (one new block, re-read by the next
+// short request) and long ones (long new blocks, never read again).
+func (f *reqFeeder) train(rounds, long int) BlockID {
+	next := BlockID(1)
+	prev := BlockID(0)
+	for range rounds {
+		f.request([]BlockID{prev}, []BlockID{next})
+		prev = next
+		next++
+		fresh := make([]BlockID, long)
+		for i := range fresh {
+			fresh[i] = next
+			next++
+		}
+		f.request(nil, fresh)
+	}
+	return next
+}
+
+// TestReuseReqLearnsRequestClasses: a block read once is likely to be
+// read again when its request added one block, unlikely when its request
+// added many, and the classes are told apart only once each request ends.
+func TestReuseReqLearnsRequestClasses(t *testing.T) {
+	cases := []struct {
+		name     string
+		newBlks  int
+		min, max float64
+	}{
+		{"short request (1 new block)", 1, 0.8, 1},
+		{"long request (8 new blocks)", 8, 0, 0.1},
+	}
+	p := NewReuseReq(1e5, 8, Env{CapacityBlocks: 64})
+	f := &reqFeeder{p: p, capacity: 64, resident: map[BlockID]bool{}, blocks: map[BlockID]*Block{}}
+	f.train(300, 8)
+	for _, c := range cases {
+		if got, _ := p.Prob(int(reqClass(false, 1, c.newBlks))); got < c.min || got > c.max {
+			t.Errorf("%s: P(reuse | 1 read) = %.3f, want it in [%.1f, %.1f]", c.name, got, c.min, c.max)
+		}
+	}
+}
+
+// TestReuseReqKeepsShortRequests: after training, the new block of a short
+// request outlives more newer long-request blocks than the capacity (LRU
+// would have evicted it), while a long request's blocks leave in LRU
+// order among themselves.
+func TestReuseReqKeepsShortRequests(t *testing.T) {
+	cases := []struct {
+		name   string
+		policy func(env Env) Policy
+		kept   bool
+	}{
+		{"reuse_req keeps it", func(env Env) Policy { return NewReuseReq(1e5, 8, env) }, true},
+		{"lru evicts it", func(Env) Policy { return NewLRU() }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			const capacity = 32
+			f := &reqFeeder{p: c.policy(Env{CapacityBlocks: capacity}), capacity: capacity,
+				resident: map[BlockID]bool{}, blocks: map[BlockID]*Block{}}
+			next := f.train(200, 8)
+			probe := next
+			f.request(nil, []BlockID{probe})
+			next++
+			for range 5 {
+				fresh := make([]BlockID, 8)
+				for i := range fresh {
+					fresh[i] = next
+					next++
+				}
+				f.request(nil, fresh)
+			}
+			if f.resident[probe] != c.kept {
+				t.Errorf("short request's block resident = %v after 40 newer long-request blocks, want %v",
+					f.resident[probe], c.kept)
+			}
+		})
+	}
+}
+
+// TestReuseReqBoundsPending: where Seq never changes (a caller without
+// requests) the held accesses are classified in batches, so they stay
+// bounded and the model still learns.
+func TestReuseReqBoundsPending(t *testing.T) {
+	cases := []struct {
+		name     string
+		accesses int
+	}{
+		{"below the bound", reqMaxPending - 1},
+		{"far above the bound", 5*reqMaxPending + 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewReuseReq(1e5, 8, Env{CapacityBlocks: 16})
+			f := &reqFeeder{p: p, capacity: 16, resident: map[BlockID]bool{}, blocks: map[BlockID]*Block{}}
+			for i := range c.accesses {
+				b := &Block{ID: BlockID(i % 64), Meta: Meta{RefCount: 1}}
+				if old, ok := f.blocks[b.ID]; ok {
+					b = old
+				}
+				f.blocks[b.ID] = b
+				p.Access(b, 0)
+				if !f.resident[b.ID] {
+					if p.Len() >= f.capacity {
+						v, _ := p.Victim(0)
+						p.Evict(v, 0)
+						delete(f.resident, v.ID)
+					}
+					p.Admit(b, 0)
+					f.resident[b.ID] = true
+				}
+			}
+			if n := len(p.req.pending); n > reqMaxPending {
+				t.Errorf("%d accesses held, want at most %d", n, reqMaxPending)
+			}
+			if want := c.accesses >= reqMaxPending; (p.sumT > 0) != want {
+				t.Errorf("counted accesses %.0f, want some: %v", p.sumT, want)
+			}
+		})
+	}
+}
