@@ -112,6 +112,7 @@ type HitDensity struct {
 	entries kvEntries
 	res     []kvSlot
 	victim  int32 // the slot of the last Victim's block
+	touch   int64 // sink of sample's early loads
 	model   densityModel
 	rng     *rand.Rand
 	cap     blockCap
@@ -281,11 +282,11 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 // 1/Horizon of the evicted blocks (by ID) is followed as ghosts, whose
 // return or expiry is recorded with weight Horizon.
 func (p *HitDensity) Evict(b *Block, _ Time) {
-	e, ok := p.entryOf(b)
-	if !ok || e.idx < 0 {
+	e, idx, ok := p.entryOf(b)
+	if !ok || idx < 0 {
 		return
 	}
-	sl := p.unslot(e)
+	sl := p.unslot(e, idx)
 	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
 		p.entries.remove(e)
 		return
@@ -306,7 +307,7 @@ func (p *HitDensity) Forget(b *Block) {
 	switch {
 	case !ok:
 	case e.idx >= 0:
-		sl := p.unslot(e)
+		sl := p.unslot(e, e.idx)
 		p.model.end(int(sl.class), p.clock-sl.last, 1)
 		p.entries.remove(e)
 	default:
@@ -315,15 +316,20 @@ func (p *HitDensity) Forget(b *Block) {
 	}
 }
 
-// entryOf returns b's entry: when b is the last victim, found through its
-// slot in res without reading b (a cache miss at a million residents).
-func (p *HitDensity) entryOf(b *Block) (*kvEntry, bool) {
+// entryOf returns b's entry and the slot in res of a resident b (-1 for
+// a ghost): when b is the last victim, found through its slot in res
+// without reading b or the entry (cache misses at a million residents).
+func (p *HitDensity) entryOf(b *Block) (*kvEntry, int32, bool) {
 	if int(p.victim) < len(p.res) {
 		if sl := &p.res[p.victim]; sl.b == b {
-			return sl.e, true
+			return sl.e, p.victim, true
 		}
 	}
-	return p.entries.get(b)
+	e, ok := p.entries.get(b)
+	if !ok {
+		return nil, -1, false
+	}
+	return e, e.idx, true
 }
 
 // dropGhost stops following the ghost e.
@@ -332,12 +338,12 @@ func (p *HitDensity) dropGhost(e *kvEntry) {
 	p.entries.remove(e)
 }
 
-// unslot removes resident e's slot from res (the last slot takes its
-// place), marks e a ghost and returns the slot.
-func (p *HitDensity) unslot(e *kvEntry) kvSlot {
-	sl := p.res[e.idx]
+// unslot removes resident e's slot, idx, from res (the last slot takes
+// its place), marks e a ghost and returns the slot.
+func (p *HitDensity) unslot(e *kvEntry, idx int32) kvSlot {
+	sl := p.res[idx]
 	last := p.res[len(p.res)-1]
-	p.res[e.idx], last.e.idx = last, e.idx
+	p.res[idx], last.e.idx = last, idx
 	p.res = p.res[:len(p.res)-1]
 	e.idx = -1
 	return sl

@@ -64,6 +64,16 @@ func (l *kvGhosts) back() *kvEntry {
 // len returns the number of ghosts.
 func (l *kvGhosts) len() int { return l.n }
 
+// reserve allocates the slots and entries of n residents at once; on an
+// empty policy only (kv_adaptive moving its residents to this expert).
+func (p *HitDensity) reserve(n int) {
+	if len(p.res) > 0 || n <= 0 {
+		return
+	}
+	p.res = make([]kvSlot, 0, n)
+	p.entries.reserve(n)
+}
+
 // adopt takes over what another hit_density instance (a shadow of the
 // same cache that saw one access in scale) learned.
 func (p *HitDensity) adopt(from Policy, scale int64) {

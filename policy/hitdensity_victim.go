@@ -31,21 +31,57 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 	return p.res[best.idx].b, true
 }
 
+// hdMaxRuns is the most runs sample draws before it rates them: their
+// slots are loaded first, so that their cache misses overlap.
+const hdMaxRuns = 16
+
 // sample rates Samples of the n slots, in runs of hdRun adjacent ones
 // from uniformly drawn starts (wrapping at the end), and returns the
-// least.
+// least. The starts are drawn hdMaxRuns at a time and their first slots
+// loaded before any is rated: the loads do not wait on one another's
+// misses (the rating's comparisons would make them), and the draws and
+// the order of rating are the same as one run at a time.
 func (p *HitDensity) sample(n int) hdCand {
 	var best hdCand
-	for s := 0; s < p.cfg.Samples; s += hdRun {
-		j := p.rng.IntN(n)
-		for k := range min(hdRun, p.cfg.Samples-s) {
-			i := (j + k) % n
-			if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
-				best = c
+	var starts [hdMaxRuns]int32
+	for s := 0; s < p.cfg.Samples; {
+		runs := min((p.cfg.Samples-s+hdRun-1)/hdRun, hdMaxRuns)
+		touch := p.touchGhost()
+		for r := range runs {
+			j := p.rng.IntN(n)
+			starts[r] = int32(j)
+			touch += p.res[j].last
+		}
+		p.touch = touch
+		for _, j := range starts[:runs] {
+			for k := range min(hdRun, p.cfg.Samples-s) {
+				i := int(j) + k
+				if i >= n {
+					i -= n
+				}
+				if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
+					best = c
+				}
 			}
+			s += hdRun
 		}
 	}
 	return best
+}
+
+// touchGhost loads the oldest ghost's entry and block, which the next
+// Evict drops when the ghosts are at capacity, so that their misses
+// overlap the samples' instead of following them; it returns a value
+// read for the sink.
+func (p *HitDensity) touchGhost() int64 {
+	if p.gorder.len() < p.cap.get() {
+		return 0
+	}
+	old := p.gorder.back()
+	if old.b.slot == nil { // never taken: the load of the slot is the point
+		return 1
+	}
+	return old.at
 }
 
 // rate returns the hit density of the block in slot i.

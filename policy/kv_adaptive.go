@@ -197,6 +197,12 @@ type adopter interface {
 	adopt(shadow Policy, scale int64)
 }
 
+// reserver is implemented by experts that can allocate the state of n
+// residents at once before they are moved in.
+type reserver interface {
+	reserve(n int)
+}
+
 // follow makes expert i's real instance give the victims. When it does not
 // run, a new instance of it admits the residents in the order the current
 // one would evict them, and the current one forgets them (freeing their
@@ -212,6 +218,9 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	}
 	if a, ok := next.(adopter); ok && i < len(p.shadows) {
 		a.adopt(p.shadows[i].pol, int64(p.rate))
+	}
+	if r, ok := next.(reserver); ok {
+		r.reserve(p.real.Len())
 	}
 	for p.real.Len() > 0 {
 		v, ok := p.real.Victim(now)

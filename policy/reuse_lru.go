@@ -162,6 +162,17 @@ func (p *ReuseLRU) place(e *rlEntry) {
 	e.it.tie = p.clock
 }
 
+// reserve allocates the heap slots and entries of n blocks at once; on an
+// empty policy only (kv_adaptive moving its residents to this expert).
+func (p *ReuseLRU) reserve(n int) {
+	if p.h.len() > 0 || n <= 0 {
+		return
+	}
+	p.h.quad = true
+	p.h.items = make([]heapEntry, p.h.root(), p.h.root()+n)
+	p.entries.reserve(n)
+}
+
 // Admit inserts b with the key of an access now (the access that missed,
 // if any, was just seen).
 func (p *ReuseLRU) Admit(b *Block, _ Time) {
