@@ -60,6 +60,15 @@ func (c *rtClassList) victim(p *RegretTiered) *rtRec {
 	return cold
 }
 
+// rankVictim returns c's victim by the ranking that duels LRU: density
+// or class.
+func (p *RegretTiered) rankVictim(c *rtClassList) *rtRec {
+	if p.dens != nil {
+		return p.densityVictim(c)
+	}
+	return c.victim(p)
+}
+
 // duel counts, before r's read updates anything, the hits only one
 // simulation had, decays both counters and updates the leader.
 func (p *RegretTiered) duel(r *rtRec) {
@@ -137,7 +146,7 @@ func (p *RegretTiered) simLInsert(r *rtRec) {
 
 func (p *RegretTiered) simCInsert(r *rtRec) {
 	for p.simC.len() >= p.cap.get() {
-		v := p.simC.victim(p)
+		v := p.rankVictim(&p.simC)
 		p.simC.drop(p.tab, v.idx, &v.inC, v.hotC)
 		p.settle(v)
 	}
