@@ -208,6 +208,9 @@ func (p *RegretTiered) hot(r *rtRec) bool {
 // read to the inner policy when b is resident or this is the fast tier.
 func (p *RegretTiered) Access(b *Block, now Time) {
 	p.clock++
+	if p.dens != nil {
+		p.dens.tick(p.clock)
+	}
 	p.expire()
 	r := p.rec(b)
 	p.duel(r)
@@ -216,6 +219,7 @@ func (p *RegretTiered) Access(b *Block, now Time) {
 		r.hotAt = p.clock
 	}
 	r.last = p.clock
+	p.observedRead(r)
 	p.lastRead, p.pending = b, b
 	if r.inReal {
 		p.real.touch(p.tab, r.idx, &r.inReal, &r.hotReal, p.hot(r))
@@ -269,6 +273,7 @@ func (p *RegretTiered) Forget(b *Block) {
 		}
 		p.simDrop(r)
 		p.unsettle(r)
+		p.observeForget(r)
 		p.tab.unhold(r) // the inner policy's Forget releases the record
 	}
 	if p.lastRead == b {

@@ -6,31 +6,43 @@ package policy
 // the reuse distance distribution in place of LHD's lifetimes in one
 // cache, so that every tier's instance learns the same distribution).
 
-// rtDensityRefresh is the number of reads after which the density table
-// is recomputed from the histograms.
+// rtDensityRefresh is the fewest observations (reuse distances and
+// expiries) after which the density tables are recomputed: every
+// rtDensityRefresh while few were seen, then every 1/16 of those seen, up
+// to a quarter of the window, so that a refresh, O(window), costs O(1)
+// per observation once the model has learnt.
 const rtDensityRefresh = 16
 
 // rtDensityScan is the number of blocks the density ranking looks at from
-// each end of each class list (a full scan for lists up to twice as long).
-const rtDensityScan = 32
+// each end of each class list (a full scan for lists up to twice as long):
+// the youngest and the oldest of each class, where its density is lowest
+// when the density falls or rises with age; a bounded scan keeps a victim
+// O(1).
+const rtDensityScan = 16
 
 // rtDensity holds, per class (0 cold, 1 hot), a histogram of reuse
 // distances in accesses up to the record window (the last bin counts the
 // blocks not read again within it) and the hit density per age derived
 // from it and from the blocks still waiting for their next read (their
 // age a says only D > a: a censored observation, so the distribution is
-// the Kaplan-Meier estimate): a block of age a expects
+// the Kaplan-Meier estimate; the tracked blocks are counted by the step
+// of their last read as events come, so a refresh is O(window)): a block of age a expects
 // hits(a) = P(a < D <= a+M | D > a) reads within the next M accesses (M,
 // the span, is a multiple of the capacity in blocks) and occupies the
 // cache for E[min(D, a+M) - a | D > a] accesses until then; its density
 // is their ratio. Ages above the window have density 0.
 type rtDensity struct {
-	hist    [2][]float64
+	hist [2][]float64
+	// ring[c][t mod len] counts the tracked blocks of class c last read at
+	// step t, for the last len steps; beyond[c] those read before.
+	ring    [2][]float64
+	beyond  [2]float64
 	live    [2][]float64 // blocks waiting for their next read, by age (refresh's scratch)
 	dens    [2][]float64
 	mass    []float64 // the estimated distribution (refresh's scratch)
 	s0, s1  []float64 // scratch of densityTable
-	pending int       // reads since the last refresh
+	pending int       // observations since the last refresh
+	seen    int       // observations
 }
 
 func newRTDensity(window int) *rtDensity {
@@ -38,6 +50,7 @@ func newRTDensity(window int) *rtDensity {
 	for c := range d.hist {
 		d.hist[c] = make([]float64, window+2)
 		d.live[c] = make([]float64, window+2)
+		d.ring[c] = make([]float64, window+1)
 		d.dens[c] = make([]float64, window+2)
 	}
 	d.mass = make([]float64, window+2)
@@ -51,22 +64,51 @@ func (d *rtDensity) observe(hot bool, gap int64) {
 	h := d.hist[rtClassIndex(hot)]
 	h[min(gap, int64(len(h)-1))]++
 	d.pending++
+	d.seen++
 }
 
-// due reports whether the tables are to be recomputed: every
-// rtDensityRefresh reads, or every tracked/8 when more blocks are
-// tracked, so that the scan of the live blocks is O(1) per read
-// amortised.
-func (d *rtDensity) due(tracked int) bool { return d.pending >= max(rtDensityRefresh, tracked/8) }
+// tick moves the blocks last read len(ring) steps before now out of the
+// ring, into beyond: call it once for every step now, before any other
+// event of the step.
+func (d *rtDensity) tick(now int64) {
+	for c := range d.ring {
+		slot := &d.ring[c][now%int64(len(d.ring[c]))]
+		d.beyond[c] += *slot
+		*slot = 0
+	}
+}
+
+// track adds (by +1) or removes (by -1) a tracked block of class hot last
+// read at step last, now being the current step.
+func (d *rtDensity) track(hot bool, last, now int64, by float64) {
+	c := rtClassIndex(hot)
+	if n := int64(len(d.ring[c])); now-last < n {
+		d.ring[c][last%n] += by
+	} else {
+		d.beyond[c] += by
+	}
+}
 
 // refresh recomputes the density tables for span M from the histograms
-// and the live blocks' ages, which d.live holds (refresh clears it).
-func (d *rtDensity) refresh(span int) {
+// and the tracked blocks' ages at step now when due (rtDensityRefresh):
+// O(window).
+func (d *rtDensity) refresh(span int, now int64) {
+	if d.pending < max(rtDensityRefresh, min(d.seen/16, len(d.mass)/4)) {
+		return
+	}
 	d.pending = 0
 	for c := range d.hist {
-		kaplanMeier(d.hist[c], d.live[c], d.mass)
+		ring, live := d.ring[c], d.live[c]
+		n := int64(len(ring))
+		for age := range n {
+			live[age] = 0
+			if now-age >= 0 {
+				live[age] = ring[(now-age)%n]
+			}
+		}
+		live[n] = d.beyond[c]
+		kaplanMeier(d.hist[c], live, d.mass)
 		densityTable(d.mass, d.dens[c], d.s0, d.s1, max(span, 1))
-		clear(d.live[c])
 	}
 }
 
@@ -134,10 +176,19 @@ func (p *RegretTiered) densityHot(r *rtRec) bool {
 	return r.hotAt >= 0 && r.last-r.hotAt <= int64(p.cfg.Memory)
 }
 
-// observeRead counts r's reuse distance before its read updates it.
+// observeRead counts r's reuse distance and takes r out of the tracked
+// blocks' ages before its read updates it.
 func (p *RegretTiered) observeRead(r *rtRec) {
 	if p.dens != nil && r.last >= 0 {
 		p.dens.observe(p.densityHot(r), p.clock-r.last)
+		p.dens.track(p.densityHot(r), r.last, p.clock, -1)
+	}
+}
+
+// observedRead puts r back among the tracked blocks' ages after its read.
+func (p *RegretTiered) observedRead(r *rtRec) {
+	if p.dens != nil {
+		p.dens.track(p.densityHot(r), r.last, p.clock, 1)
 	}
 }
 
@@ -145,38 +196,31 @@ func (p *RegretTiered) observeRead(r *rtRec) {
 func (p *RegretTiered) observeExpiry(r *rtRec) {
 	if p.dens != nil && r.last >= 0 {
 		p.dens.observe(p.densityHot(r), p.window()+1)
+		p.dens.track(p.densityHot(r), r.last, p.clock, -1)
 	}
 }
 
-// refreshDensity recomputes the density tables when due, counting every
-// block tracked (resident, simulated or loose) as waiting at its age.
-func (p *RegretTiered) refreshDensity() {
-	d := p.dens
-	if !d.due(p.tab.n) {
-		return
+// observeForget takes a forgotten record out of the tracked blocks' ages.
+func (p *RegretTiered) observeForget(r *rtRec) {
+	if p.dens != nil && r.last >= 0 {
+		p.dens.track(p.densityHot(r), r.last, p.clock, -1)
 	}
-	for ci, chunk := range p.tab.chunks {
-		for j := range chunk {
-			r := &chunk[j]
-			if r.last < 0 || (ci == 0 && j == 0) || !p.tab.ra.rec(r.idx).held {
-				continue
-			}
-			live := d.live[rtClassIndex(p.densityHot(r))]
-			live[min(p.clock-r.last, int64(len(live)-1))]++
-		}
-	}
-	d.refresh(int(p.cfg.Span*float64(p.cap.get()) + 0.5))
 }
 
 // densityVictim returns the block of c with the lowest density among
 // those it looks at (rtDensityScan from each end of each class list),
 // never the block just read while another is there; nil when c is empty.
 func (p *RegretTiered) densityVictim(c *rtClassList) *rtRec {
-	p.refreshDensity()
+	p.dens.refresh(int(p.cfg.Span*float64(p.cap.get())+0.5), p.clock)
 	var best *rtRec
-	bestD := 0.0
+	bestD, skip := 0.0, uint32(0) // record indices start at 1
+	if p.lastRead != nil && c.len() > 1 {
+		if r := p.tab.get(p.lastRead); r != nil {
+			skip = r.idx
+		}
+	}
 	consider := func(r *rtRec) {
-		if b := p.tab.block(r.idx); b == p.lastRead && c.len() > 1 {
+		if r.idx == skip {
 			return
 		}
 		if dd := p.dens.at(p.densityHot(r), p.clock-r.last); best == nil || dd < bestD {

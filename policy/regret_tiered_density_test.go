@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -83,5 +84,54 @@ func TestRegretTieredDensitySparesTheReadBlock(t *testing.T) {
 	rt.Evict(blocks[1], now)
 	if v := rt.densityVictim(&rt.real); v == nil || rt.tab.block(v.idx) != blocks[0] {
 		t.Fatalf("victim %v, want block 1, the only one", v)
+	}
+}
+
+// TestRegretTieredDensityTracksAges: after random reads, admissions,
+// evictions and forgets, the blocks the density model counts by the step
+// of their last read are exactly the tracked records that were read, each
+// at its age (beyond the window: in the last bin).
+func TestRegretTieredDensityTracksAges(t *testing.T) {
+	tests := []struct {
+		name   string
+		spec   string
+		blocks int
+	}{
+		{"short window", "regret_tiered:memory=16,reuse=8", 64},
+		{"default window", "regret_tiered", 300},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := mustNew(t, tt.spec, Env{CapacityBlocks: 10}).(*RegretTiered)
+			d := newUnitDriver(t, rt, 10)
+			r := rand.New(rand.NewPCG(1, 2))
+			for i := range 5000 {
+				id := BlockID(r.IntN(tt.blocks))
+				if i%97 == 0 {
+					d.s.Forget(d.block(id))
+					continue
+				}
+				d.access(id)
+			}
+			want := [2][]float64{make([]float64, len(rt.dens.live[0])), make([]float64, len(rt.dens.live[1]))}
+			for _, b := range rt.tab.ra.blocks {
+				if b == nil {
+					continue
+				}
+				if rec := rt.tab.get(b); rec != nil && rec.last >= 0 {
+					w := want[rtClassIndex(rt.densityHot(rec))]
+					w[min(rt.clock-rec.last, int64(len(w)-1))]++
+				}
+			}
+			rt.dens.pending = math.MaxInt32 // due now
+			rt.dens.refresh(10, rt.clock)
+			for c := range want {
+				for age, n := range want[c] {
+					if rt.dens.live[c][age] != n {
+						t.Fatalf("class %d age %d: %v tracked, want %v", c, age, rt.dens.live[c][age], n)
+					}
+				}
+			}
+		})
 	}
 }
