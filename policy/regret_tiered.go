@@ -285,7 +285,7 @@ func (p *RegretTiered) Forget(b *Block) {
 	p.inner.Forget(b)
 }
 
-// Victim returns the class ranking's victim while it leads the duel, else
+// Victim returns the ranking's victim (density or class) while it leads the duel, else
 // the inner regret_adaptive's.
 func (p *RegretTiered) Victim(now Time) (*Block, bool) {
 	if p.followCls {

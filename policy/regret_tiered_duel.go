@@ -2,7 +2,8 @@ package policy
 
 import "math"
 
-// regret_tiered's class ranking and its duel with LRU and
+// regret_tiered's class ranking, the choice between it and the density
+// ranking, and the duel of the one chosen with LRU and
 // regret_adaptive.
 
 // rtClassList holds blocks in two recency lists, hot and cold (front most
