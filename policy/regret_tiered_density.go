@@ -26,8 +26,9 @@ const rtDensityScan = 16
 // from it and from the blocks still waiting for their next read (their
 // age a says only D > a: a censored observation, so the distribution is
 // the Kaplan-Meier estimate; the tracked blocks are counted by the step
-// of their last read as events come, so a refresh is O(window)): a block of age a expects
-// hits(a) = P(a < D <= a+M | D > a) reads within the next M accesses (M,
+// of their last read as events come, so a refresh is O(window)): a block
+// of age a expects hits(a) = P(a < D <= a+M | D > a) reads within the
+// next M accesses (M,
 // the span, is a multiple of the capacity in blocks) and occupies the
 // cache for E[min(D, a+M) - a | D > a] accesses until then; its density
 // is their ratio. Ages above the window have density 0.
