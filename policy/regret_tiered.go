@@ -235,8 +235,10 @@ func (p *RegretTiered) Access(b *Block, now Time) {
 
 // Admit inserts b into the real cache and the simulations.
 func (p *RegretTiered) Admit(b *Block, now Time) {
-	if p.pending != b {
+	if p.pending != b && !p.lower {
+		// A lower tier starts in the density ranking: see decide.
 		p.lower = true
+		p.followCls = p.dens != nil
 	}
 	p.pending = nil
 	r := p.rec(b)

@@ -135,3 +135,35 @@ func TestRegretTieredDensityTracksAges(t *testing.T) {
 		})
 	}
 }
+
+// TestRegretTieredLowerTierStartsInDensity: a tier fed by demotions (a
+// block admitted without its read just before) follows the density
+// ranking from its first demotion, until LRU leads its duel; a fast tier,
+// or a lower tier ranking by class, starts with the inner policy.
+func TestRegretTieredLowerTierStartsInDensity(t *testing.T) {
+	tests := []struct {
+		name     string
+		spec     string
+		demote   bool
+		wantRank bool
+	}{
+		{"lower tier, density", "regret_tiered", true, true},
+		{"lower tier, class", "regret_tiered:rank=class", true, false},
+		{"fast tier, density", "regret_tiered", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := mustNew(t, tt.spec, Env{CapacityBlocks: 4, PerTier: true}).(*RegretTiered)
+			for i := range 3 {
+				b := &Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+				if !tt.demote {
+					rt.Access(b, Time(i))
+				}
+				rt.Admit(b, Time(i))
+			}
+			if rt.FollowsClass() != tt.wantRank {
+				t.Fatalf("follows the ranking: %v, want %v", rt.FollowsClass(), tt.wantRank)
+			}
+		})
+	}
+}

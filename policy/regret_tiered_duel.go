@@ -85,11 +85,15 @@ func (p *RegretTiered) duel(r *rtRec) {
 	p.decide()
 }
 
-// decide follows the class ranking while its lead over LRU exceeds
+// decide follows the ranking while its lead over LRU exceeds
 // guardMargin plus guardZ standard deviations of a tie and, in a fast
 // tier run alone, regret_adaptive's lead (as its guard counts it); it
 // returns to the inner policy when LRU leads by guardMargin or (run alone)
-// regret_adaptive leads the class ranking by guardMargin.
+// regret_adaptive leads the ranking by guardMargin. A tier below the
+// fast one starts in the density ranking (Admit) and leaves it only so:
+// it evicts rarely, its simulations differ in few hits, and waiting for
+// a lead of two deviations there kept LRU's choice of what goes down to
+// the slowest tier for the whole run (results/regret/LAB.md).
 func (p *RegretTiered) decide() {
 	lead := p.clsHits - p.lruHits
 	raLead := math.Inf(-1)
