@@ -3,17 +3,24 @@ package policy
 func init() {
 	params := append([]Param{}, regretAdaptiveParams...)
 	params = append(params, Param{Name: "reuse", Default: "32",
-		Doc: "a block read again within this many accesses of its previous read is hot (for memory accesses), >= 1"})
+		Doc: "a block read again within this many accesses of its previous read is hot (for memory accesses), >= 1"},
+		Param{Name: "rank", Default: "density", Doc: "the ranking that duels LRU: density (the hit density " +
+			"of the block's class at its age, learnt from every reuse distance heard) or class (the least " +
+			"recently read cold block first)"},
+		Param{Name: "span", Default: "1", Doc: "density: the hits counted are those within span x the " +
+			"capacity in blocks accesses, > 0"})
 	Register(Info{
 		Name: "regret_tiered",
-		Doc: "regret_adaptive's successor for a policy per tier: also ranks blocks by reuse class (hot: re-read " +
-			"within reuse accesses), learns from every access when run below the fast tier, and follows LRU, " +
-			"regret_adaptive or the class ranking, whichever simulated cache of its capacity hit most",
+		Doc: "regret_adaptive's successor for a policy per tier: also ranks blocks by the hit density of their " +
+			"reuse class (hot: re-read within reuse accesses) at their age, learnt from every access (also " +
+			"below the fast tier), and follows LRU, regret_adaptive or that ranking, whichever simulated cache " +
+			"of its capacity hit most",
 		Params: params,
 		New: func(p *Params, env Env) (Policy, error) {
-			c := RegretTieredConfig{Reuse: p.Int("reuse"), RegretAdaptiveConfig: RegretAdaptiveConfig{
-				Horizon: p.Int("horizon"), Memory: p.Int("memory"), Protect: p.Float("protect"),
-				TTL: p.Float("ttl"), Uniform: p.Float("uniform"), Guard: p.Float("guard")}}
+			c := RegretTieredConfig{Reuse: p.Int("reuse"), Density: p.String("rank") == "density",
+				Span: p.Float("span"), RegretAdaptiveConfig: RegretAdaptiveConfig{
+					Horizon: p.Int("horizon"), Memory: p.Int("memory"), Protect: p.Float("protect"),
+					TTL: p.Float("ttl"), Uniform: p.Float("uniform"), Guard: p.Float("guard")}}
 			p.Check(c.Horizon >= 1, "horizon", "an integer >= 1")
 			p.Check(c.Memory >= 1, "memory", "an integer >= 1")
 			p.Check(c.Protect >= 0 && c.Protect <= 1, "protect", "a share in [0,1]")
@@ -21,6 +28,8 @@ func init() {
 			p.Check(c.Uniform > 0 && c.Uniform < 1e6, "uniform", "a share > 0")
 			p.Check(c.Guard > 0 && c.Guard < 1e6, "guard", "a factor > 0")
 			p.Check(c.Reuse >= 1, "reuse", "an integer >= 1")
+			p.Check(c.Density || p.String("rank") == "class", "rank", "density or class")
+			p.Check(c.Span > 0 && c.Span < 1e6, "span", "a factor > 0")
 			return NewRegretTiered(c, env), nil
 		},
 	})
@@ -40,10 +49,18 @@ type AllAccesses interface {
 type RegretTieredConfig struct {
 	RegretAdaptiveConfig
 	Reuse int // a block read again within Reuse accesses is hot for Memory accesses
+	// Density ranks by hit density (regret_tiered_density.go) instead of
+	// by class and recency; Span is its horizon in capacities.
+	Density bool
+	Span    float64
 }
 
 // RegretTiered is regret_adaptive with a second ranking, by reuse class,
-// and a duel that picks among LRU, regret_adaptive and that ranking. It is
+// and a duel that picks among LRU, regret_adaptive and that ranking. The
+// ranking (Density, the default) evicts the block of lowest hit density:
+// that of its class at its age, from the distribution of reuse distances
+// of every read heard (regret_tiered_density.go); or (rank=class) the
+// least recently read cold block first. It is
 // meant for a policy instance per tier, as the lab model runs kvtier's
 // policies, where regret_adaptive below the fast tier hears only the
 // reads of its own blocks and is LRU there.
@@ -55,7 +72,8 @@ type RegretTieredConfig struct {
 // cold). The policy keeps a block's last read and its last short reuse
 // for every block it heard, resident or not, until Forget or, for a block
 // none of its caches holds, until max(Reuse, Memory) accesses after its
-// last read, when neither can make the block hot any more: below the fast
+// last read, when neither can make the block hot any more (the density
+// model counts such a block as not read again within that window): below the fast
 // tier it hears every access (AllAccesses), so the class is global, as
 // the seed study's frequency is.
 //
@@ -93,6 +111,7 @@ type RegretTiered struct {
 	simC  rtClassList // the simulated class-ranked cache
 	loose rtList      // records in none of the three, newest read at the front
 	cap   blockCap
+	dens  *rtDensity // nil: the class ranking
 	clock int64
 	nres  int
 
@@ -110,9 +129,13 @@ type RegretTiered struct {
 // NewRegretTiered returns an empty regret_tiered policy.
 func NewRegretTiered(c RegretTieredConfig, env Env) *RegretTiered {
 	inner := NewRegretAdaptive(c.RegretAdaptiveConfig, env)
-	return &RegretTiered{cfg: c, inner: inner, tab: newRTTable(inner.tab), real: newRTClassList(rtReal),
+	p := &RegretTiered{cfg: c, inner: inner, tab: newRTTable(inner.tab), real: newRTClassList(rtReal),
 		simL: rtList{kind: rtSimL}, simC: newRTClassList(rtSimC), loose: rtList{kind: rtLoose},
 		cap: newBlockCap(env), perTier: env.PerTier}
+	if c.Density {
+		p.dens = newRTDensity(int(p.window()))
+	}
+	return p
 }
 
 // HearsAllAccesses reports true: see AllAccesses.
@@ -137,6 +160,7 @@ func (p *RegretTiered) settle(r *rtRec) {
 	switch {
 	case r.inReal || r.inL || r.inC:
 	case p.clock-r.last > p.window():
+		p.observeExpiry(r)
 		p.tab.release(r)
 	default:
 		p.loose.pushFront(p.tab, r.idx)
@@ -170,6 +194,7 @@ func (p *RegretTiered) expire() {
 		}
 		p.loose.remove(p.tab, r.idx)
 		r.loose = false
+		p.observeExpiry(r)
 		p.tab.release(r)
 	}
 }
@@ -183,13 +208,18 @@ func (p *RegretTiered) hot(r *rtRec) bool {
 // read to the inner policy when b is resident or this is the fast tier.
 func (p *RegretTiered) Access(b *Block, now Time) {
 	p.clock++
+	if p.dens != nil {
+		p.dens.tick(p.clock)
+	}
 	p.expire()
 	r := p.rec(b)
 	p.duel(r)
+	p.observeRead(r)
 	if r.last >= 0 && p.clock-r.last <= int64(p.cfg.Reuse) {
 		r.hotAt = p.clock
 	}
 	r.last = p.clock
+	p.observedRead(r)
 	p.lastRead, p.pending = b, b
 	if r.inReal {
 		p.real.touch(p.tab, r.idx, &r.inReal, &r.hotReal, p.hot(r))
@@ -205,8 +235,10 @@ func (p *RegretTiered) Access(b *Block, now Time) {
 
 // Admit inserts b into the real cache and the simulations.
 func (p *RegretTiered) Admit(b *Block, now Time) {
-	if p.pending != b {
+	if p.pending != b && !p.lower {
+		// A lower tier starts in the density ranking: see decide.
 		p.lower = true
+		p.followCls = p.dens != nil
 	}
 	p.pending = nil
 	r := p.rec(b)
@@ -243,6 +275,7 @@ func (p *RegretTiered) Forget(b *Block) {
 		}
 		p.simDrop(r)
 		p.unsettle(r)
+		p.observeForget(r)
 		p.tab.unhold(r) // the inner policy's Forget releases the record
 	}
 	if p.lastRead == b {
@@ -254,11 +287,11 @@ func (p *RegretTiered) Forget(b *Block) {
 	p.inner.Forget(b)
 }
 
-// Victim returns the class ranking's victim while it leads the duel, else
+// Victim returns the ranking's victim (density or class) while it leads the duel, else
 // the inner regret_adaptive's.
 func (p *RegretTiered) Victim(now Time) (*Block, bool) {
 	if p.followCls {
-		if r := p.real.victim(p); r != nil {
+		if r := p.rankVictim(&p.real); r != nil {
 			return p.tab.block(r.idx), true
 		}
 	}

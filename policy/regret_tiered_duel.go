@@ -2,7 +2,8 @@ package policy
 
 import "math"
 
-// regret_tiered's class ranking and its duel with LRU and
+// regret_tiered's class ranking, the choice between it and the density
+// ranking, and the duel of the one chosen with LRU and
 // regret_adaptive.
 
 // rtClassList holds blocks in two recency lists, hot and cold (front most
@@ -60,6 +61,15 @@ func (c *rtClassList) victim(p *RegretTiered) *rtRec {
 	return cold
 }
 
+// rankVictim returns c's victim by the ranking that duels LRU: density
+// or class.
+func (p *RegretTiered) rankVictim(c *rtClassList) *rtRec {
+	if p.dens != nil {
+		return p.densityVictim(c)
+	}
+	return c.victim(p)
+}
+
 // duel counts, before r's read updates anything, the hits only one
 // simulation had, decays both counters and updates the leader.
 func (p *RegretTiered) duel(r *rtRec) {
@@ -75,11 +85,15 @@ func (p *RegretTiered) duel(r *rtRec) {
 	p.decide()
 }
 
-// decide follows the class ranking while its lead over LRU exceeds
+// decide follows the ranking while its lead over LRU exceeds
 // guardMargin plus guardZ standard deviations of a tie and, in a fast
 // tier run alone, regret_adaptive's lead (as its guard counts it); it
 // returns to the inner policy when LRU leads by guardMargin or (run alone)
-// regret_adaptive leads the class ranking by guardMargin.
+// regret_adaptive leads the ranking by guardMargin. A tier below the
+// fast one starts in the density ranking (Admit) and leaves it only so:
+// it evicts rarely, its simulations differ in few hits, and waiting for
+// a lead of two deviations there kept LRU's choice of what goes down to
+// the slowest tier for the whole run (results/regret/LAB.md).
 func (p *RegretTiered) decide() {
 	lead := p.clsHits - p.lruHits
 	raLead := math.Inf(-1)
@@ -137,7 +151,7 @@ func (p *RegretTiered) simLInsert(r *rtRec) {
 
 func (p *RegretTiered) simCInsert(r *rtRec) {
 	for p.simC.len() >= p.cap.get() {
-		v := p.simC.victim(p)
+		v := p.rankVictim(&p.simC)
 		p.simC.drop(p.tab, v.idx, &v.inC, v.hotC)
 		p.settle(v)
 	}

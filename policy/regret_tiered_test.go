@@ -28,7 +28,7 @@ func TestRegretTieredIsRegretAdaptiveWithoutShortReuse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt := mustNew(t, "regret_tiered:reuse="+tt.reuse, Env{CapacityBlocks: tt.capacity}).(*RegretTiered)
+			rt := mustNew(t, "regret_tiered:rank=class,reuse="+tt.reuse, Env{CapacityBlocks: tt.capacity}).(*RegretTiered)
 			a := newUnitDriver(t, rt, tt.capacity)
 			b := newUnitDriver(t, mustNew(t, "regret_adaptive", Env{CapacityBlocks: tt.capacity}), tt.capacity)
 			r := rand.New(rand.NewPCG(5, 6))
@@ -76,7 +76,7 @@ func TestRegretTieredDuel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt := mustNew(t, "regret_tiered:reuse=16,protect=0", tt.env).(*RegretTiered)
+			rt := mustNew(t, "regret_tiered:rank=class,reuse=16,protect=0", tt.env).(*RegretTiered)
 			d := newUnitDriver(t, rt, 10)
 			next, misses := BlockID(100), 0
 			for round := range 60 {
@@ -222,8 +222,8 @@ func checkLowerTier(t *testing.T, rt *RegretTiered, hot, cold, inSims, notInSims
 
 func TestRegretTieredParams(t *testing.T) {
 	p := mustNew(t, "regret_tiered:reuse=40,memory=512,guard=4", Env{})
-	want := RegretTieredConfig{Reuse: 40, RegretAdaptiveConfig: RegretAdaptiveConfig{Horizon: 24, Memory: 512,
-		Protect: 0.5, TTL: 1.5, Uniform: 0.9, Guard: 4}}
+	want := RegretTieredConfig{Reuse: 40, Density: true, Span: 1, RegretAdaptiveConfig: RegretAdaptiveConfig{
+		Horizon: 24, Memory: 512, Protect: 0.5, TTL: 1.5, Uniform: 0.9, Guard: 4}}
 	if c := p.(*RegretTiered).cfg; c != want || p.(*RegretTiered).inner.cfg != want.RegretAdaptiveConfig {
 		t.Fatalf("config %+v, want %+v", c, want)
 	}
@@ -231,7 +231,7 @@ func TestRegretTieredParams(t *testing.T) {
 		t.Fatal("regret_tiered does not ask for every access")
 	}
 	for _, spec := range []string{"regret_tiered:reuse=0", "regret_tiered:guard=0", "regret_tiered:memory=0",
-		"regret_tiered:protect=2", "regret_tiered:nope=1"} {
+		"regret_tiered:protect=2", "regret_tiered:nope=1", "regret_tiered:rank=lfu", "regret_tiered:span=0"} {
 		if _, err := New(spec, Env{}); !errors.Is(err, ErrBadParam) {
 			t.Errorf("New(%q): err %v, want ErrBadParam", spec, err)
 		}
