@@ -65,6 +65,9 @@ func newAblateCmd() *cobra.Command {
 	fl.StringVar(&o.plots, "plots", "", "directory for the lab's four plots: latency vs horizon, hit rate vs weight, latency vs bytes moved, failure case (SVG)")
 	fl.IntVar(&o.prefetch, "prefetch", 0, "with --preset lab or a lab grid: prefetch depth, the lab's max_prefetch_candidates "+
 		"(0 off): how many of the pages the policy proposes after an access are prefetched (the lab's predictive proposes)")
+	fl.StringVar(&o.moveLog, "move-log", "", "with --preset lab or a lab grid: write every page move of every run to FILE "+
+		"(CSV, or JSON lines for .jsonl; gzip for .gz, zstd for .zst), as sim --move-log does; a run's trace is "+
+		"named workload/scenario/quant/seed=N")
 	fl.IntVar(&o.workers, "workers", 0, "parallel runs (0: one per CPU)")
 	fl.BoolVar(&o.asJSON, "json", false, "print JSON")
 	return cmd
@@ -73,14 +76,15 @@ func newAblateCmd() *cobra.Command {
 // ablateOptions are the flags of kvtier ablate.
 type ablateOptions struct {
 	preset, config, outDir, check string
-	plots                         string
+	plots, moveLog                string
 	workers, prefetch             int
 	asJSON, decompose, presetSet  bool
 }
 
 // runAblate runs a grid (or the lab preset) and writes its artifacts.
 func runAblate(cmd *cobra.Command, o ablateOptions) error {
-	lo := labOptions{o.outDir, o.check, o.plots, o.decompose, o.asJSON, o.prefetch}
+	lo := labOptions{outDir: o.outDir, check: o.check, moveLog: o.moveLog, plots: o.plots, decompose: o.decompose,
+		asJSON: o.asJSON, prefetch: o.prefetch}
 	if o.preset == "lab" && o.config == "" {
 		return runLabAblate(cmd, lab.Ablation(), lo)
 	}
@@ -109,8 +113,8 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if o.check != "" || o.decompose || o.prefetch != 0 {
-		return usageError("--check, --decompose and --prefetch need --preset lab or a grid file with mode lab")
+	if o.check != "" || o.decompose || o.prefetch != 0 || o.moveLog != "" {
+		return usageError("--check, --decompose, --prefetch and --move-log need --preset lab or a grid file with mode lab")
 	}
 	if o.outDir == "" && o.plots == "" {
 		return usageError("--output-dir or --plots is required")

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 // labOptions are the flags of ablate --preset lab.
 type labOptions struct {
 	outDir, check     string
+	moveLog           string
 	plots             string
 	decompose, asJSON bool
 	prefetch          int
@@ -29,7 +31,7 @@ type labOptions struct {
 // results do not reproduce make the command fail (exit 1) after the report.
 // With decompose it prints the stages from the lab's model to kvtier's
 // instead. With prefetch every run prefetches at that depth.
-func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
+func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) (err error) {
 	switch {
 	case o.prefetch < 0:
 		return usageError("--prefetch %d: want a depth >= 0", o.prefetch)
@@ -37,6 +39,21 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) error {
 		return usageError("--decompose runs without prefetch; drop --prefetch")
 	}
 	g.Prefetch = o.prefetch
+	if o.moveLog != "" && o.decompose {
+		return usageError("--move-log logs the grid's runs; --decompose runs none of them")
+	}
+	if o.moveLog != "" {
+		mw, err := newMoveWriter(o.moveLog)
+		if err != nil {
+			return withCode(ExitError, fmt.Errorf("--move-log: %w", err))
+		}
+		g.Moves = mw
+		defer func() {
+			if cerr := mw.Close(); cerr != nil {
+				err = errors.Join(err, withCode(ExitError, fmt.Errorf("--move-log %s: %w", o.moveLog, cerr)))
+			}
+		}()
+	}
 	if o.decompose {
 		return runLabDecompose(cmd, g, o.asJSON)
 	}

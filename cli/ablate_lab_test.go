@@ -93,7 +93,7 @@ func TestAblateLabGrid(t *testing.T) {
 		{"prefetch off", []string{"--config", pf, "-o", filepath.Join(dir, "pf0"), "--json"}, ExitOK, `"prefetch_depth":0`},
 		{"negative prefetch", []string{"--config", pf, "--prefetch", "-1", "-o", dir}, ExitUsage, "want a depth >= 0"},
 		{"prefetch decompose", []string{"--config", pf, "--prefetch", "1", "--decompose"}, ExitUsage, "drop --prefetch"},
-		{"prefetch not lab", []string{"--preset", "regret", "--prefetch", "1", "-o", dir}, ExitUsage, "--prefetch need"},
+		{"prefetch not lab", []string{"--preset", "regret", "--prefetch", "1", "-o", dir}, ExitUsage, "--move-log need --preset lab"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,5 +106,33 @@ func TestAblateLabGrid(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(dir, "pf", "lab_results.csv"))
 	if err != nil || !strings.Contains(string(raw), ",predictive,fp16,2,320,19,316,") {
 		t.Errorf("lab_results.csv: %v\n%s", err, raw)
+	}
+}
+
+// TestAblateLabMoveLog checks that ablate writes the lab runs' moves when
+// asked, and refuses --move-log where no lab run happens.
+func TestAblateLabMoveLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "moves.jsonl")
+	code, _, stderr := runCLI("ablate", "--preset", "lab", "-o", filepath.Join(dir, "out"), "--move-log", log)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	want := `{"policy":"lru","trace":"chat_continuation/medium/fp16/seed=7","step":0,`
+	if !strings.HasPrefix(first, want) || strings.Count(string(b), "\n") < 198 {
+		t.Errorf("move log starts %q, want %q and a line per move of 198 runs", first, want)
+	}
+	for _, args := range [][]string{
+		{"--preset", "regret", "-o", dir, "--move-log", log},
+		{"--preset", "lab", "--decompose", "--move-log", log},
+	} {
+		if code, _, stderr := runCLI(append([]string{"ablate"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "--move-log") {
+			t.Errorf("%v: exit %d (%s), want a usage error naming --move-log", args, code, stderr)
+		}
 	}
 }

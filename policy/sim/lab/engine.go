@@ -67,6 +67,7 @@ type engine struct {
 	err    error
 	res    Result
 	pf     prefetchState
+	moves  moveLog // Config.Moves; off when its log is nil
 }
 
 func newEngine(h sim.Hierarchy, lt trace.LabTrace, q sim.Quant, pol chooser, m Model) *engine {
@@ -143,6 +144,7 @@ func (e *engine) insertCold(page int) {
 	}
 	e.makeRoom(last, page)
 	e.put(last, page, e.sizes[page])
+	e.move(-1, last, page, e.sizes[page], sim.MoveMiss)
 	e.pol.inserted(page, e.step)
 }
 
@@ -163,6 +165,11 @@ func (e *engine) promote(page, src int, prefetch bool) {
 	}
 	e.put(0, page, e.sizes[page])
 	e.transfer(src, 0, page, e.sizes[page], prefetch)
+	reason := sim.MoveMiss
+	if prefetch {
+		reason = sim.MovePrefetch
+	}
+	e.move(src, 0, page, e.sizes[page], reason)
 	e.pol.inserted(page, e.step)
 }
 
@@ -195,11 +202,13 @@ func (e *engine) evict(t, page int) {
 		e.leftFast(page)
 	}
 	if t+1 >= len(e.tiers) {
+		e.move(t, -1, page, size, sim.MoveDrop)
 		return
 	}
 	e.makeRoom(t+1, page)
 	e.put(t+1, page, size)
 	e.transfer(t, t+1, page, size, false)
+	e.move(t, t+1, page, size, e.evictReason(t))
 }
 
 // transfer charges a move into dst: the source's read latency, dst's

@@ -45,6 +45,8 @@ type Grid struct {
 	Seeds     []int64
 	// Prefetch is every run's prefetch depth (Config.Prefetch; 0 off).
 	Prefetch int
+	// Moves, when set, receives every run's page moves (Config.Moves).
+	Moves sim.MoveLog
 }
 
 // Ablation returns the lab's regret ablation (scripts/run_regret_ablation.py
@@ -119,7 +121,7 @@ func (g Grid) runCell(h sim.Hierarchy, sc, qn string, seed int64, specs []Spec) 
 		}
 		for _, sp := range specs {
 			r, err := Run(Config{Scenario: sc, Hierarchy: h, Trace: lt, Seed: seed, Spec: sp, Quant: q,
-				Prefetch: g.Prefetch})
+				Prefetch: g.Prefetch, Moves: g.Moves})
 			if err != nil {
 				return nil, fmt.Errorf("lab %s %s seed %d %s: %w", sc, w.Name, seed, sp.LabName(), err)
 			}

@@ -66,6 +66,8 @@ type Config struct {
 	// pages the policy proposes after an access are prefetched (0: the
 	// hook is off, as in the lab's ablation). See prefetch.go.
 	Prefetch int
+	// Moves, when set, receives every page move of the run (moves.go).
+	Moves sim.MoveLog
 }
 
 // Model switches parts of the lab's model to kvtier's (package sim, cache
@@ -97,6 +99,7 @@ func Run(c Config) (Result, error) {
 		return Result{}, fmt.Errorf("%w: prefetch depth %d: want >= 0", ErrBadSpec, c.Prefetch)
 	}
 	e := newEngine(c.Hierarchy, c.Trace, c.Quant, pol, c.Model)
+	e.moves = moveLog{log: c.Moves, policy: c.Spec.LabName(), trace: runName(c)}
 	e.pf.depth = c.Prefetch
 	e.pf.pol, _ = pol.(prefetcher)
 	for step, page := range c.Trace.Accesses {
