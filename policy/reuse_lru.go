@@ -64,7 +64,7 @@ type ReuseLRU struct {
 	total   [reuseClasses]float64
 	sumR    float64
 	sumT    float64
-	evAge   float64
+	evAge   evictionAge
 	cap     blockCap
 	window  float64
 	clock   int64
@@ -153,12 +153,9 @@ func (p *ReuseLRU) decay() {
 
 // place sets e's key from the current step, E and its class.
 func (p *ReuseLRU) place(e *rlEntry) {
-	if p.evAge == 0 {
-		p.evAge = float64(p.cap.get())
-	}
 	pc, all := p.Prob(int(e.class))
 	e.it.last = p.clock
-	e.it.key = float64(p.clock) + p.evAge*pc/all
+	e.it.key = float64(p.clock) + p.evAge.get(p.cap.get())*pc/all
 	e.it.tie = p.clock
 }
 
@@ -193,9 +190,7 @@ func (p *ReuseLRU) Evict(b *Block, _ Time) {
 	if !ok {
 		return
 	}
-	n := float64(min(p.cap.get(), 1024))
-	p.evAge += (float64(p.clock-e.it.last) - p.evAge) / n
-	p.evAge = max(p.evAge, 1)
+	p.evAge.observe(float64(p.clock-e.it.last), p.cap.get())
 	p.h.remove(&e.it)
 	p.entries.remove(e)
 }
@@ -218,3 +213,21 @@ func (p *ReuseLRU) Victim(Time) (*Block, bool) {
 
 // Len returns the number of resident blocks.
 func (p *ReuseLRU) Len() int { return p.entries.len() }
+
+// evictionAge is the moving mean age of evicted blocks, in accesses, by
+// which reuse_lru and reuse_req scale a block's lifetime.
+type evictionAge struct{ mean float64 }
+
+// get returns the mean, the capacity before the first eviction.
+func (a *evictionAge) get(capacity int) float64 {
+	if a.mean == 0 {
+		a.mean = float64(capacity)
+	}
+	return a.mean
+}
+
+// observe adds an eviction at age, weighed 1/min(capacity, 1024).
+func (a *evictionAge) observe(age float64, capacity int) {
+	a.mean += (age - a.mean) / float64(min(capacity, 1024))
+	a.mean = max(a.mean, 1)
+}

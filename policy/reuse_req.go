@@ -65,7 +65,7 @@ type ReuseReq struct {
 	total   [reqClasses]float64
 	sumR    float64
 	sumT    float64
-	evAge   float64
+	evAge   evictionAge
 	cap     blockCap
 	window  float64
 	horizon float64

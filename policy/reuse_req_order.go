@@ -57,12 +57,9 @@ func (p *ReuseReq) sweep() {
 
 // place sets e's key from the step of its access, E and its class.
 func (p *ReuseReq) place(e *rlEntry, step int64) {
-	if p.evAge == 0 {
-		p.evAge = float64(p.cap.get())
-	}
 	pc, all := p.Prob(int(e.class))
 	e.it.last = step
-	e.it.key = float64(step) + p.evAge*pc/all
+	e.it.key = float64(step) + p.evAge.get(p.cap.get())*pc/all
 	e.it.tie = step
 }
 
@@ -87,9 +84,7 @@ func (p *ReuseReq) Evict(b *Block, _ Time) {
 	if !ok {
 		return
 	}
-	n := float64(min(p.cap.get(), 1024))
-	p.evAge += (float64(p.clock-e.it.last) - p.evAge) / n
-	p.evAge = max(p.evAge, 1)
+	p.evAge.observe(float64(p.clock-e.it.last), p.cap.get())
 	p.h.remove(&e.it)
 	p.entries.remove(e)
 }
