@@ -67,26 +67,33 @@ func measureGoal(t *testing.T, pol string, tr *Trace) []goalPoint {
 // expert) is at least the best of the six baselines (kvtier's and
 // cachesim's) and LRU at 1%, 5% and 10% of the distinct blocks, and its
 // mean share of the LRU-to-Bélády headroom is at least 18% (measured:
-// 18.4%; kv_adaptive's is 16.8% in TestGoalKVAdaptive). Issue 14 asks
+// 18.3%; kv_adaptive's is 16.4% in TestGoalKVAdaptive). Issue 14 asks
 // 35%; results/RECOMMENDED.md reports the gap.
-func TestGoalKVLearned(t *testing.T) {
+func TestGoalKVLearned(t *testing.T) { checkLeads(t, "kv_learned", 0.18) }
+
+// checkLeads asserts that policy is at least the best of the six
+// baselines (kvtier's and cachesim's) and LRU at 1%, 5% and 10% of the
+// distinct blocks of the goal trace, and that its mean share of the
+// LRU-to-Bélády headroom is at least floor; it logs the table.
+func checkLeads(t *testing.T, policy string, floor float64) {
+	t.Helper()
 	tr := goalTrace(t)
 	var b strings.Builder
 	var sum float64
-	for _, pt := range measureGoal(t, "kv_learned", tr) {
+	for _, pt := range measureGoal(t, policy, tr) {
 		sum += pt.headroom
-		fmt.Fprintf(&b, "%6d blocks: kv_learned %.4f  best baseline %s %.4f  lru %.4f  belady %.4f  headroom %.1f%%\n",
-			pt.n, pt.hit, pt.best, pt.bestHit, pt.lru, pt.beladyHit, 100*pt.headroom)
+		fmt.Fprintf(&b, "%6d blocks: %s %.4f  best baseline %s %.4f  lru %.4f  belady %.4f  headroom %.1f%%\n",
+			pt.n, policy, pt.hit, pt.best, pt.bestHit, pt.lru, pt.beladyHit, 100*pt.headroom)
 		if c, ok := cachesimBest[pt.n]; !ok || pt.hit < c {
-			t.Errorf("%d blocks: kv_learned %.4f, want at least cachesim's best %.4f (known: %v)", pt.n, pt.hit, c, ok)
+			t.Errorf("%d blocks: %s %.4f, want at least cachesim's best %.4f (known: %v)", pt.n, policy, pt.hit, c, ok)
 		}
 		if pt.hit < pt.bestHit || pt.hit < pt.lru {
-			t.Errorf("%d blocks: kv_learned %.4f, below %s's %.4f or LRU's %.4f", pt.n, pt.hit, pt.best,
+			t.Errorf("%d blocks: %s %.4f, below %s's %.4f or LRU's %.4f", pt.n, policy, pt.hit, pt.best,
 				pt.bestHit, pt.lru)
 		}
 	}
-	if mean := sum / 3; mean < 0.18 {
-		t.Errorf("mean share of the LRU-to-Belady headroom %.1f%%, want at least 18%%", 100*mean)
+	if mean := sum / 3; mean < floor {
+		t.Errorf("mean share of the LRU-to-Belady headroom %.1f%%, want at least %.1f%%", 100*mean, 100*floor)
 	}
 	t.Logf("Mooncake conversation trace, prompt blocks only, %d accesses, %d distinct blocks:\n%s"+
 		"mean share of the LRU-to-Belady headroom: %.1f%%", tr.Accesses(), tr.Blocks(), b.String(), 100*sum/3)
