@@ -39,20 +39,7 @@ func TestDensityTable(t *testing.T) {
 func TestRegretTieredDensityKeepsReusedBlocks(t *testing.T) {
 	for _, env := range []Env{{CapacityBlocks: 10}, {CapacityBlocks: 10, PerTier: true}} {
 		rt := mustNew(t, "regret_tiered:span=2,protect=0", env).(*RegretTiered)
-		d := newUnitDriver(t, rt, 10)
-		next, misses := BlockID(100), 0
-		for round := range 60 {
-			for i := range BlockID(12) {
-				id := i
-				if i >= 3 {
-					id = next + i
-				}
-				if ev := d.access(id); id < 3 && round >= 50 && len(ev) > 0 {
-					misses++
-				}
-			}
-			next += 12
-		}
+		misses := hotMisses(newUnitDriver(t, rt, 10))
 		if misses > 0 || !rt.FollowsClass() {
 			t.Errorf("per tier %v: %d misses on the reused blocks in the last 10 rounds, follows the "+
 				"ranking %v: want 0 and true", env.PerTier, misses, rt.FollowsClass())

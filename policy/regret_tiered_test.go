@@ -78,19 +78,7 @@ func TestRegretTieredDuel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rt := mustNew(t, "regret_tiered:rank=class,reuse=16,protect=0", tt.env).(*RegretTiered)
 			d := newUnitDriver(t, rt, 10)
-			next, misses := BlockID(100), 0
-			for round := range 60 {
-				for i := range BlockID(12) {
-					id := i
-					if i >= 3 {
-						id = next + i
-					}
-					if ev := d.access(id); id < 3 && round >= 50 && len(ev) > 0 {
-						misses++
-					}
-				}
-				next += 12
-			}
+			misses := hotMisses(d)
 			if misses > 0 {
 				t.Fatalf("%d misses on the hot blocks in the last 10 rounds, want 0", misses)
 			}
@@ -317,4 +305,24 @@ func feedLowerTier(rt *RegretTiered, n, k, capacity int) int {
 		most = max(most, rt.tab.n)
 	}
 	return most
+}
+
+// hotMisses drives d (a cache of 10 blocks) with 60 rounds of 12
+// accesses, 3 blocks read again every round among 9 read once, and
+// returns the misses of the 3 in the last 10 rounds.
+func hotMisses(d *unitDriver) int {
+	next, misses := BlockID(100), 0
+	for round := range 60 {
+		for i := range BlockID(12) {
+			id := i
+			if i >= 3 {
+				id = next + i
+			}
+			if ev := d.access(id); id < 3 && round >= 50 && len(ev) > 0 {
+				misses++
+			}
+		}
+		next += 12
+	}
+	return misses
 }
