@@ -20,8 +20,18 @@ func (l *list) ahead(dst []*Block, n int) []*Block {
 	return dst
 }
 
-// Ahead lists the least recently used blocks, least recent first.
-func (p *LRU) Ahead(dst []*Block, n int) []*Block { return p.order.ahead(dst, n) }
+// Ahead lists the least recently used blocks, least recent first. Its
+// loads do not depend on one another (the queue is read in order), so
+// their cache misses overlap.
+func (p *LRU) Ahead(dst []*Block, n int) []*Block {
+	for i := p.head; i < len(p.q) && n > 0; i++ {
+		if nd := p.q[i]; nd.at == p.base+Time(i) {
+			dst = append(dst, nd.b)
+			n--
+		}
+	}
+	return dst
+}
 
 // Ahead lists the blocks admitted longest ago, oldest first.
 func (p *FIFO) Ahead(dst []*Block, n int) []*Block { return p.order.ahead(dst, n) }
