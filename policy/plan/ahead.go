@@ -82,8 +82,9 @@ func (p *Planner) warm(bs []*policy.Block) {
 		}
 	}
 	for _, s := range slots {
-		// An entry spans two lines: b is in the first, gone in the last.
-		if e := p.ents.at(s); e.b == nil || e.gone {
+		// An entry spans two lines: b is in the first, admitted in the
+		// last.
+		if e := p.ents.at(s); e.b == nil || !e.admitted {
 			sum++
 		}
 	}
@@ -91,27 +92,27 @@ func (p *Planner) warm(bs []*policy.Block) {
 	clear(p.ahead) // no reference to the blocks outlives the window
 }
 
-// warmEntries reads the entries of es, then their blocks, each pass over
-// the whole of es, so that its cache misses overlap (candidates then
-// finds them cached). Like warm, it keeps what it read in p.warmed.
+// warmEntries reads the entries of es, so that their cache misses
+// overlap (candidates then finds them cached). Like warm, it keeps what
+// it read in p.warmed.
 func (p *Planner) warmEntries(es []*entry) {
-	bs := p.ahead[:0]
 	var sum int64
 	for _, e := range es {
-		// An entry spans two lines: b is in the first, gone in the last.
-		if e.gone {
-			sum++
-		}
-		if e.b != nil {
-			bs = append(bs, e.b)
-		}
-	}
-	for _, b := range bs {
-		// ID and Pinned are the first and last fields candidates reads.
-		if sum += int64(b.ID); b.Meta.Pinned {
+		// An entry spans two lines: b is in the first, meta in the last.
+		if e.b == nil || e.pinned() {
 			sum++
 		}
 	}
-	p.ahead, p.warmed = bs, sum
-	clear(p.ahead)
+	p.warmed = sum
+}
+
+// warmBlocks reads the blocks of es, as warmEntries their entries.
+func (p *Planner) warmBlocks(es []*entry) {
+	var sum int64
+	for _, e := range es {
+		// ID and Priority are the first and last fields rankCandidates
+		// reads.
+		sum += int64(e.b.ID) + int64(e.b.Meta.Priority)
+	}
+	p.warmed = sum
 }

@@ -108,7 +108,7 @@ type need struct {
 // Done reports them.
 func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := &Plan{Epoch: p.epoch + 1}
-	cands := p.candidates(now)
+	found := p.candidates(now)
 	p.epoch++
 	clear(p.touched)
 	p.touched = p.touched[:0]
@@ -117,16 +117,23 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 
 	bud := p.newBudget()
 	if p.hold.Promote {
-		pl.Deferred += cands.len()
-		cands.reset()
+		pl.Deferred += len(found)
+		found = found[:0]
 	}
 	if !p.hold.Demote {
 		overs, short := p.overages()
-		pl.presize(int64(cands.len())+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
+		pl.presize(int64(len(found))+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
 		pl.Shortage = short
 		p.shed(overs, &bud, now, pl)
 		pl.shed = len(pl.Demote)
 	}
+	if !p.mayPromote(&bud) {
+		// selectBatch would defer every candidate: none is ranked.
+		pl.Deferred += len(found)
+		found = found[:0]
+	}
+	cands := p.rankCandidates(found)
+	clear(p.found)
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)
 	promoted := 0
@@ -140,6 +147,13 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	pl.listPromotions(cands, promoted)
 	cands.reset()
 	return pl
+}
+
+// mayPromote reports whether selectBatch may promote a candidate: the
+// budget is not spent and the tier is not over its capacity.
+func (p *Planner) mayPromote(bud *budget) bool {
+	c := p.capacity()
+	return !bud.empty() && (c <= 0 || c-p.load() >= 0)
 }
 
 // presize makes room in pl.Demote for about n victims (each promotion

@@ -57,7 +57,11 @@ const (
 // entry is the planner's state of one tracked block, laid out without
 // padding (72 bytes): its bucket policy is not stored but derived
 // (ten.pols[bucket], see pol), epochs are 32-bit like trackedAt, and a
-// source's windows saturate at 255 (reuse needs two).
+// source's windows saturate at 255 (reuse needs two). The flags that
+// decide whether a sampled block is a promotion candidate (pinned, class)
+// are kept in meta, so that candidates reads the block's Meta only for
+// the candidates a plan ranks. An untracked entry has no block (b nil:
+// touched may still hold it).
 type entry struct {
 	b         *policy.Block
 	ten       *tenant
@@ -73,8 +77,28 @@ type entry struct {
 	fast      bool // in the fast tier (as last reported)
 	admitted  bool // resident in pol
 	moved     bool
-	gone      bool // untracked; touched may still hold it
+	meta      uint8 // metaPinned | the class, from b.Meta (see metaOf)
 }
+
+// metaPinned is the bit of entry.meta that says the block is pinned; the
+// bits below hold its class (capped at metaPinned-1, which, like any
+// class from 32 on, no class mask holds).
+const metaPinned = 1 << 7
+
+// metaOf is an entry's meta for m.
+func metaOf(m *policy.Meta) uint8 {
+	v := min(uint8(m.Class), metaPinned-1)
+	if m.Pinned {
+		v |= metaPinned
+	}
+	return v
+}
+
+// pinned reports whether the block is pinned (its Meta.Pinned).
+func (e *entry) pinned() bool { return e.meta&metaPinned != 0 }
+
+// class is the block's class (its Meta.Class, capped as in metaOf).
+func (e *entry) class() uint8 { return e.meta &^ metaPinned }
 
 // pol is the bucket policy that has seen the block: the policy of its
 // tenant and bucket, which Track, Update and Reconfigure build
@@ -108,7 +132,8 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
-	rank       ranking          // scratch of Plan: its candidates
+	found      []*entry         // scratch of Plan: its candidates found
+	rank       ranking          // scratch of Plan: its candidates ranked
 	ahead      []*policy.Block  // scratch of window: victims ahead
 	aheadIDs   []policy.BlockID // scratch of warm
 	aheadSlots []uint32         // scratch of warm

@@ -72,15 +72,15 @@ func (r *ranking) rankTo(n int) {
 	r.sorted += k
 }
 
-// candidates finds the promotion candidates of this epoch in p.rank.
-func (p *Planner) candidates(now policy.Time) *ranking {
-	r := &p.rank
-	r.reset()
-	n := len(p.pinnedSlow) + len(p.touched)
-	r.found, r.keys = slices.Grow(r.found, n), slices.Grow(r.keys, n)
+// candidates returns the promotion candidates of this epoch (in
+// p.found), found by their entries alone: their blocks are read only if
+// the plan ranks them (rankCandidates), which a plan whose budget the
+// shedding spends does not.
+func (p *Planner) candidates(now policy.Time) []*entry {
+	found := slices.Grow(p.found[:0], len(p.pinnedSlow)+len(p.touched))
 	for _, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+			found = append(found, e)
 		}
 	}
 	for from := 0; from < len(p.touched); from += warmBatch {
@@ -88,8 +88,25 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 		p.warmEntries(batch)
 		for _, e := range batch {
 			if p.candidate(e, now) {
-				r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+				found = append(found, e)
 			}
+		}
+	}
+	p.found = found
+	return found
+}
+
+// rankCandidates puts the candidates found in p.rank, copied out of
+// their entries and blocks.
+func (p *Planner) rankCandidates(found []*entry) *ranking {
+	r := &p.rank
+	r.reset()
+	r.found, r.keys = slices.Grow(r.found, len(found)), slices.Grow(r.keys, len(found))
+	for from := 0; from < len(found); from += warmBatch {
+		batch := found[from:min(from+warmBatch, len(found))]
+		p.warmBlocks(batch)
+		for _, e := range batch {
+			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
 		}
 	}
 	return r
@@ -98,10 +115,10 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 // candidate reports whether e, sampled this epoch, is a promotion
 // candidate, bringing its heat up to date if its block may be one.
 func (p *Planner) candidate(e *entry, now policy.Time) bool {
-	if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
+	if e.b == nil || e.fast || e.pending != pendNone || e.pinned() {
 		return false
 	}
-	if p.noPromote&(1<<e.b.Meta.Class) != 0 {
+	if p.noPromote&(1<<e.class()) != 0 {
 		return false
 	}
 	if e.moved && now-e.lastMove < p.cfg.Cooldown {
@@ -115,7 +132,7 @@ func (p *Planner) candidate(e *entry, now policy.Time) bool {
 }
 
 func candOf(e *entry) cand {
-	return cand{e: e, b: e.b, ten: e.ten, size: e.b.Meta.Size, heat: e.heat, pinned: e.b.Meta.Pinned}
+	return cand{e: e, b: e.b, ten: e.ten, size: e.b.Meta.Size, heat: e.heat, pinned: e.pinned()}
 }
 
 // rankKey is what ranks candidate i, small for the sort.
