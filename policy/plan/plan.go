@@ -70,6 +70,8 @@ type Plan struct {
 	// shed is how many of Demote, first, bring an over-budget tier or
 	// tenant back under budget (Order runs them before any promotion).
 	shed int
+	// order holds what Order returned last.
+	order []Move
 }
 
 // Bytes returns the bytes the plan moves.
@@ -107,7 +109,7 @@ type need struct {
 // the policy (Evict) as they are chosen; promotions are admitted only when
 // Done reports them.
 func (p *Planner) Plan(now policy.Time) *Plan {
-	pl := &Plan{Epoch: p.epoch + 1}
+	pl := p.newPlan()
 	found := p.candidates(now)
 	p.epoch++
 	clear(p.touched)
@@ -170,7 +172,7 @@ func (pl *Plan) presize(n, inBytes int64, bud *budget) {
 	if bud.limB {
 		n = min(n, inBytes)
 	}
-	if n > 0 {
+	if n > int64(cap(pl.Demote)) {
 		pl.Demote = make([]Move, 0, n)
 	}
 }
@@ -220,7 +222,9 @@ func (pl *Plan) listPromotions(r *ranking, n int) {
 	if n == 0 {
 		return
 	}
-	pl.Promote = make([]Move, 0, n)
+	if n > cap(pl.Promote) {
+		pl.Promote = make([]Move, 0, n)
+	}
 	for i := 0; len(pl.Promote) < n; i++ {
 		if c := r.at(i); c.promote {
 			r := ReasonHot

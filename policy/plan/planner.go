@@ -138,6 +138,7 @@ type Planner struct {
 	aheadIDs   []policy.BlockID // scratch of warm
 	aheadSlots []uint32         // scratch of warm
 	warmed     int64            // what warm read (so that it reads)
+	spare      *Plan            // the plan Recycle handed back, for the next
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none
@@ -265,7 +266,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 			}
 		}
 	}
-	var fast []*entry
+	var fast []uint32 // slots
 	for slot := range p.ents.used {
 		e := p.ents.at(slot)
 		if e.b == nil {
@@ -274,18 +275,18 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 		p.policyFor(e.ten, e.bucket)
 		e.admitted = false
 		if e.fast && !e.b.Meta.Pinned && e.pending != pendDemote {
-			fast = append(fast, e)
+			fast = append(fast, slot)
 		}
 	}
 	sort.Slice(fast, func(i, j int) bool {
-		if fast[i].last != fast[j].last {
-			return fast[i].last < fast[j].last
+		a, b := p.ents.at(fast[i]), p.ents.at(fast[j])
+		if a.last != b.last {
+			return a.last < b.last
 		}
-		return fast[i].b.ID < fast[j].b.ID
+		return a.b.ID < b.b.ID
 	})
-	for _, e := range fast {
-		e.pol().Admit(e.b, now)
-		e.admitted = true
+	for _, slot := range fast {
+		p.admit(p.ents.at(slot), slot, now)
 	}
 	return nil
 }
@@ -309,9 +310,28 @@ func (p *Planner) Pending(id policy.BlockID) bool {
 
 // lookup returns the entry of the block with id, if it is tracked.
 func (p *Planner) lookup(id policy.BlockID) (*entry, bool) {
+	e, _, ok := p.lookupSlot(id)
+	return e, ok
+}
+
+// lookupSlot returns the entry of the block with id and its slot, if it
+// is tracked.
+func (p *Planner) lookupSlot(id policy.BlockID) (*entry, uint32, bool) {
 	slot, ok := p.ids.get(id)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
-	return p.ents.at(slot), true
+	return p.ents.at(slot), slot, true
+}
+
+// admit admits e's block, whose entry is in slot, to its policy, with the
+// slot as its tag if the policy keeps one (policy.Tagged: take then finds
+// a victim's entry without the ID index).
+func (p *Planner) admit(e *entry, slot uint32, now policy.Time) {
+	if tg, ok := e.pol().(policy.Tagged); ok {
+		tg.AdmitTagged(e.b, now, slot)
+	} else {
+		e.pol().Admit(e.b, now)
+	}
+	e.admitted = true
 }

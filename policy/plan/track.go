@@ -31,8 +31,7 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	if fast {
 		p.addFast(e)
 		if !b.Meta.Pinned {
-			e.pol().Admit(b, now)
-			e.admitted = true
+			p.admit(e, slot, now)
 		}
 	} else if b.Meta.Pinned {
 		p.pinnedSlow[b.ID] = e
@@ -104,7 +103,7 @@ func (p *Planner) unpend(e *entry) {
 // bucket policy at once if the policy implements policy.Updater (a class
 // demotion reorders tiered_classes without waiting for an access).
 func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {
-	e, ok := p.lookup(id)
+	e, slot, ok := p.lookupSlot(id)
 	if !ok {
 		return fmt.Errorf("updating block %d: %w", id, ErrUnknownBlock)
 	}
@@ -139,8 +138,7 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	p.pendAccount(e, +1)
 	if e.fast && !m.Pinned && !e.admitted && e.pending != pendDemote {
-		e.pol().Admit(e.b, now)
-		e.admitted = true
+		p.admit(e, slot, now)
 	}
 	if m.Pinned && !e.fast && e.pending == pendNone {
 		p.pinnedSlow[id] = e
