@@ -160,13 +160,12 @@ func (p *Planner) warmEntries(es []*entry) {
 	p.warmed = sum
 }
 
-// warmBlocks reads the blocks of es, as warmEntries their entries.
-func (p *Planner) warmBlocks(es []*entry) {
+// warmBlocks reads the blocks of cs, as warmEntries the entries.
+func (p *Planner) warmBlocks(cs []cand) {
 	var sum int64
-	for _, e := range es {
-		// ID and Priority are the first and last fields rankCandidates
-		// reads.
-		sum += int64(e.b.ID) + int64(e.b.Meta.Priority)
+	for i := range cs {
+		// ID and Priority are the first and last fields key reads.
+		sum += int64(cs[i].b.ID) + int64(cs[i].b.Meta.Priority)
 	}
 	p.warmed = sum
 }

@@ -110,7 +110,7 @@ type need struct {
 // Done reports them.
 func (p *Planner) Plan(now policy.Time) *Plan {
 	pl := p.newPlan()
-	found := p.candidates(now)
+	cands := p.candidates(now)
 	p.epoch++
 	clear(p.touched)
 	p.touched = p.touched[:0]
@@ -119,23 +119,22 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 
 	bud := p.newBudget()
 	if p.hold.Promote {
-		pl.Deferred += len(found)
-		found = found[:0]
+		pl.Deferred += len(cands.found)
+		cands.reset()
 	}
 	if !p.hold.Demote {
 		overs, short := p.overages()
-		pl.presize(int64(len(found))+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
+		pl.presize(int64(len(cands.found))+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
 		pl.Shortage = short
 		p.shed(overs, &bud, now, pl)
 		pl.shed = len(pl.Demote)
 	}
 	if !p.mayPromote(&bud) {
 		// selectBatch would defer every candidate: none is ranked.
-		pl.Deferred += len(found)
-		found = found[:0]
+		pl.Deferred += len(cands.found)
+		cands.reset()
 	}
-	cands := p.rankCandidates(found)
-	clear(p.found)
+	p.rankKeys(cands)
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)
 	promoted := 0

@@ -132,8 +132,7 @@ type Planner struct {
 	outgoing   int64 // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
-	found      []*entry         // scratch of Plan: its candidates found
-	rank       ranking          // scratch of Plan: its candidates ranked
+	rank       ranking          // scratch of Plan: its candidates
 	ahead      []*policy.Block  // scratch of window: victims ahead
 	aheadIDs   []policy.BlockID // scratch of warm
 	aheadSlots []uint32         // scratch of warm
