@@ -18,8 +18,9 @@ func init() {
 // victim (Ahead): at millions of blocks, walking a list whose nodes lie
 // scattered costs a cache and TLB miss per node, one after the other.
 // Stale places are dropped as the victims pass them and by a compaction
-// when they make up half of the queue, so every event is O(1) amortized
-// and the queue holds 8 to 20 bytes per resident block. No event
+// when they make up half of the queue (one that reads no node when most
+// of them were passed), so every event is O(1) amortized and the queue
+// holds 8 to 20 bytes per resident block. No event
 // allocates once the queue and the table have grown to the resident set.
 type LRU struct {
 	nodes nodeTable
@@ -56,17 +57,31 @@ func (p *LRU) push(n *node) {
 	p.q = append(p.q, n)
 }
 
-// room makes room for one more place: by compacting the queue when half
-// of it or more is stale or passed, else by growing it by a quarter.
+// room makes room for one more place: when half of the queue or more is
+// stale or passed, by dropping the passed places if they are most of
+// those (shift) or else by compacting it; otherwise by growing it by a
+// quarter.
 func (p *LRU) room() {
-	live := p.nodes.len()
-	if len(p.q)-live >= len(p.q)/2 && len(p.q)-live > lruSlack/2 {
+	dead := len(p.q) - p.nodes.len()
+	switch {
+	case dead < len(p.q)/2 || dead <= lruSlack/2:
+		q := make([]*node, len(p.q), len(p.q)+len(p.q)/4+lruSlack)
+		copy(q, p.q)
+		p.q = q
+	case p.head >= dead/2:
+		p.shift()
+	default:
 		p.compact()
-		return
 	}
-	q := make([]*node, len(p.q), len(p.q)+len(p.q)/4+lruSlack)
-	copy(q, p.q)
-	p.q = q
+}
+
+// shift drops the passed places. The rest move to the front with their
+// sequence numbers (base moves with them), so no node is read: at
+// millions of blocks, reading every live node is a cache miss each.
+func (p *LRU) shift() {
+	n := copy(p.q, p.q[p.head:])
+	clear(p.q[n:])
+	p.q, p.base, p.head = p.q[:n], p.base+Time(p.head), 0
 }
 
 // compact moves the live places to the front of the queue, in order, with
