@@ -103,12 +103,20 @@ func (p *LRU) compact() {
 // Evict removes b.
 func (p *LRU) Evict(b *Block, _ Time) { p.Forget(b) }
 
-// Forget removes b. Its place turns stale: the recycled node's at no
-// longer matches it.
+// Forget removes b. Its place turns stale (the recycled node's at no
+// longer matches it), unless it is the last one, which goes: a block
+// admitted and evicted at once (a planner demoting a block it has just
+// tracked) leaves nothing to compact.
 func (p *LRU) Forget(b *Block) {
-	if n, ok := p.nodes.get(b); ok {
-		p.nodes.remove(n)
+	n, ok := p.nodes.get(b)
+	if !ok {
+		return
 	}
+	if last := len(p.q) - 1; last >= p.head && n.at == p.base+Time(last) {
+		p.q[last] = nil
+		p.q = p.q[:last]
+	}
+	p.nodes.remove(n)
 }
 
 // Victim returns the least recently used block.
