@@ -144,10 +144,11 @@ func BenchmarkEpochDecision(b *testing.B) {
 				d.mu.Lock()
 				defer d.mu.Unlock()
 				d.feedCountsLocked(openedState("damon"), epochs[i%len(epochs)], now, tenantHits{})
-				_, moves, mp := d.decideLocked(now)
+				pl, moves, mp := d.decideLocked(now)
 				b.StopTimer()
 				d.feedback(moves, succeeded(mp), now)
 				d.expireDemoted()
+				d.planner.Recycle(pl) // as runEpoch does
 				b.StartTimer()
 				return len(moves)
 			}

@@ -103,6 +103,7 @@ func (d *Daemon) runEpoch(ctx context.Context) {
 		d.crossTenantEvent(ev)
 	}
 	d.finishEpoch(start, decision, pl, rep, hits)
+	d.planner.Recycle(pl) // moves and mplan hold copies of what they need
 }
 
 // moverDone ends the mover's use of the regions of moves and closes the

@@ -150,12 +150,13 @@ func BenchmarkScaleEpochDecision(b *testing.B) {
 				sweep += start.Sub(swept)
 				d.feedCountsLocked(openedState("damon"), epochs[i%len(epochs)], now, tenantHits{})
 				mid := time.Now()
-				_, moves, mp := d.decideLocked(now)
+				pl, moves, mp := d.decideLocked(now)
 				feed += mid.Sub(start)
 				decide += time.Since(mid)
 				b.StopTimer()
 				d.feedback(moves, succeeded(mp), now)
 				d.expireDemoted()
+				d.planner.Recycle(pl) // as runEpoch does
 				b.StartTimer()
 				i++
 			}

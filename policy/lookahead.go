@@ -11,6 +11,22 @@ type Lookahead interface {
 	Ahead(dst []*Block, n int) []*Block
 }
 
+// Tagged is implemented by policies that keep a caller's tag with each
+// resident block and give it back with the victims: a caller that keeps
+// its own state of the blocks in a table gives each block's index in it,
+// and finds the state of a victim without looking up its ID (at millions
+// of blocks, a cache and TLB miss a victim). Blocks admitted with Admit
+// have the tag 0. The tag lives in the policy's node (no extra bytes).
+type Tagged interface {
+	// AdmitTagged is Admit, keeping tag with b.
+	AdmitTagged(b *Block, now Time, tag uint32)
+	// VictimTagged is Victim, with the victim's tag.
+	VictimTagged(now Time) (b *Block, tag uint32, ok bool)
+	// AheadTags is Ahead giving the blocks' tags: it appends to dst, and
+	// returns, the tags of up to n next victims, in order.
+	AheadTags(dst []uint32, n int) []uint32
+}
+
 // ahead appends up to n blocks of l from its back (oldest first).
 func (l *list) ahead(dst []*Block, n int) []*Block {
 	for nd := l.back(); nd != nil && n > 0; nd = l.prevOf(nd) {
@@ -20,8 +36,71 @@ func (l *list) ahead(dst []*Block, n int) []*Block {
 	return dst
 }
 
-// Ahead lists the least recently used blocks, least recent first.
-func (p *LRU) Ahead(dst []*Block, n int) []*Block { return p.order.ahead(dst, n) }
+// Ahead lists the least recently used blocks, least recent first. Its
+// loads do not depend on one another (the queue is read in order), so
+// their cache misses overlap.
+func (p *LRU) Ahead(dst []*Block, n int) []*Block {
+	for i := p.head; i < len(p.q) && n > 0; i++ {
+		if nd := p.q[i]; nd.at == p.base+Time(i) {
+			dst = append(dst, nd.b)
+			n--
+		}
+	}
+	return dst
+}
 
 // Ahead lists the blocks admitted longest ago, oldest first.
 func (p *FIFO) Ahead(dst []*Block, n int) []*Block { return p.order.ahead(dst, n) }
+
+// AdmitTagged admits b as the most recent block, with tag.
+func (p *LRU) AdmitTagged(b *Block, _ Time, tag uint32) {
+	n := p.nodes.add(b)
+	n.tag = tag
+	p.push(n)
+}
+
+// VictimTagged returns the least recently used block and its tag.
+func (p *LRU) VictimTagged(now Time) (*Block, uint32, bool) {
+	if _, ok := p.Victim(now); !ok {
+		return nil, 0, false
+	}
+	n := p.q[p.head] // Victim stopped at its live place
+	return n.b, n.tag, true
+}
+
+// AheadTags lists the tags of the least recently used blocks, least
+// recent first.
+func (p *LRU) AheadTags(dst []uint32, n int) []uint32 {
+	for i := p.head; i < len(p.q) && n > 0; i++ {
+		if nd := p.q[i]; nd.at == p.base+Time(i) {
+			dst = append(dst, nd.tag)
+			n--
+		}
+	}
+	return dst
+}
+
+// AdmitTagged admits b as the newest block, with tag.
+func (p *FIFO) AdmitTagged(b *Block, _ Time, tag uint32) {
+	n := p.nodes.add(b)
+	n.tag = tag
+	p.order.pushFront(n)
+}
+
+// VictimTagged returns the block admitted longest ago and its tag.
+func (p *FIFO) VictimTagged(Time) (*Block, uint32, bool) {
+	if n := p.order.back(); n != nil {
+		return n.b, n.tag, true
+	}
+	return nil, 0, false
+}
+
+// AheadTags lists the tags of the blocks admitted longest ago, oldest
+// first.
+func (p *FIFO) AheadTags(dst []uint32, n int) []uint32 {
+	for nd := p.order.back(); nd != nil && n > 0; nd = p.order.prevOf(nd) {
+		dst = append(dst, nd.tag)
+		n--
+	}
+	return dst
+}

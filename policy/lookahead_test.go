@@ -53,3 +53,52 @@ func blockIDs(bs []*Block) []BlockID {
 	}
 	return out
 }
+
+// TestTagged: the tags given with AdmitTagged come back with the victims,
+// from VictimTagged and AheadTags, in Victim's order.
+func TestTagged(t *testing.T) {
+	tests := []struct {
+		name   string
+		access []int // blocks accessed after the admissions
+	}{
+		{"lru", []int{2, 0, 5}},
+		{"fifo", []int{2, 0, 5}},
+		{"lru", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol, err := New(tt.name, Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg, ok := pol.(Tagged)
+			if !ok {
+				t.Fatalf("%s does not implement Tagged", tt.name)
+			}
+			blocks := make([]Block, 8)
+			for i := range blocks {
+				blocks[i] = Block{ID: BlockID(i), Meta: Meta{Size: 1}}
+				tg.AdmitTagged(&blocks[i], Time(i), uint32(100+i))
+			}
+			for _, i := range tt.access {
+				pol.Access(&blocks[i], Time(10+i))
+			}
+			ahead := tg.AheadTags(nil, len(blocks))
+			var got []uint32
+			for {
+				v, tag, ok := tg.VictimTagged(0)
+				if !ok {
+					break
+				}
+				if tag != uint32(100+v.ID) {
+					t.Fatalf("victim %d has tag %d, want %d", v.ID, tag, 100+v.ID)
+				}
+				got = append(got, tag)
+				pol.Evict(v, 0)
+			}
+			if len(got) != len(blocks) || !slices.Equal(ahead, got) {
+				t.Errorf("AheadTags %v, victims' tags %v", ahead, got)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -37,5 +38,80 @@ func TestLRUForget(t *testing.T) {
 	}
 	if v, _ := p.Victim(0); v.ID != 2 {
 		t.Fatalf("victim %d, want 2", v.ID)
+	}
+}
+
+// TestLRUOrder checks the queue's order against a reference LRU kept as
+// a slice (least recent first), over random admissions, accesses,
+// evictions and forgets many times the resident set, so that the queue
+// grows, compacts and passes its stale places: Victim and Ahead must
+// give the reference's order after every event.
+func TestLRUOrder(t *testing.T) {
+	tests := []struct {
+		name           string
+		blocks, events int
+		admit, evict   int // percent of events, the rest are accesses
+		seed           uint64
+	}{
+		{"small, access-heavy", 8, 5000, 20, 10, 1},
+		{"churn", 200, 20000, 35, 30, 2},
+		{"large, few evictions", 2000, 40000, 30, 5, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(tt.seed, 9))
+			blocks := make([]Block, tt.blocks)
+			for i := range blocks {
+				blocks[i].ID = BlockID(i)
+			}
+			p := NewLRU()
+			var ref []*Block
+			resident := make([]bool, tt.blocks)
+			refRemove := func(b *Block) {
+				ref = slices.DeleteFunc(ref, func(x *Block) bool { return x == b })
+			}
+			for ev := range tt.events {
+				i := rng.IntN(tt.blocks)
+				b := &blocks[i]
+				switch r := rng.IntN(100); {
+				case r < tt.admit && !resident[i]:
+					p.Admit(b, 0)
+					ref, resident[i] = append(ref, b), true
+				case r < tt.admit+tt.evict && len(ref) > 0:
+					v, _ := p.Victim(0)
+					if rng.IntN(4) == 0 { // a forget of any resident block
+						v = ref[rng.IntN(len(ref))]
+						p.Forget(v)
+					} else {
+						p.Evict(v, 0)
+					}
+					refRemove(v)
+					resident[v.ID] = false
+				default:
+					p.Access(b, 0)
+					if resident[i] {
+						refRemove(b)
+						ref = append(ref, b)
+					}
+				}
+				checkLRUOrder(t, ev, p, ref)
+			}
+		})
+	}
+}
+
+// checkLRUOrder fails unless p's victims, by Victim and Ahead, are ref's
+// blocks in order.
+func checkLRUOrder(t *testing.T, ev int, p *LRU, ref []*Block) {
+	t.Helper()
+	if p.Len() != len(ref) {
+		t.Fatalf("event %d: Len() = %d, want %d", ev, p.Len(), len(ref))
+	}
+	v, ok := p.Victim(0)
+	if ok != (len(ref) > 0) || (ok && v != ref[0]) {
+		t.Fatalf("event %d: Victim() = %v, %v, want the block of ID %v", ev, v, ok, blockIDs(ref[:min(1, len(ref))]))
+	}
+	if got := p.Ahead(nil, 16); !slices.Equal(got, ref[:min(16, len(ref))]) {
+		t.Fatalf("event %d: Ahead %v, want %v", ev, blockIDs(got), blockIDs(ref[:min(16, len(ref))]))
 	}
 }

@@ -21,8 +21,13 @@ const warmBatch = 64
 // a window at a time in three passes, the misses of a pass overlap. A
 // window is only a hint (policy.Lookahead): take decides with Victim as
 // before, so plans do not change.
+//
+// A policy that keeps the planner's slot of each block (policy.Tagged)
+// gives the victims' slots instead: the window reads their entries, then
+// their blocks, and take finds a victim's entry without the ID index.
 type window struct {
 	la   policy.Lookahead // nil: the policy cannot list its next victims
+	tg   policy.Tagged    // nil: the policy does not keep the slots
 	left int              // victims of the last window not yet taken
 	size int              // the next window's size
 }
@@ -30,20 +35,47 @@ type window struct {
 // windowOf returns a window on pol's victims.
 func windowOf(pol policy.Policy) window {
 	la, _ := pol.(policy.Lookahead)
-	return window{la: la, size: minWindow}
+	tg, _ := pol.(policy.Tagged)
+	return window{la: la, tg: tg, size: minWindow}
+}
+
+// victim returns pol's next victim and the entry of its ID or, if pol
+// keeps the slots, of its slot (nil for none; take checks that the entry
+// is the victim's).
+func (w *window) victim(p *Planner, pol policy.Policy, now policy.Time) (*policy.Block, *entry, bool) {
+	if w.tg != nil {
+		v, slot, ok := w.tg.VictimTagged(now)
+		if !ok || slot >= p.ents.used {
+			return v, nil, ok
+		}
+		return v, p.ents.at(slot), true
+	}
+	v, ok := pol.Victim(now)
+	if !ok {
+		return nil, nil, false
+	}
+	e, _ := p.lookup(v.ID)
+	return v, e, true
 }
 
 // next accounts for one victim taken, fetching the next window first
 // when the last one is used up: at most want victims (what take expects
 // to demote still), so that a take that stops soon fetches little.
 func (w *window) next(p *Planner, want int64) {
-	if w.la == nil {
-		return
-	}
 	if w.left == 0 {
-		p.ahead = w.la.Ahead(p.ahead[:0], int(max(min(int64(w.size), want), 1)))
-		p.warm(p.ahead)
-		w.left = len(p.ahead)
+		k := int(max(min(int64(w.size), want), 1))
+		switch {
+		case w.tg != nil:
+			p.aheadSlots = w.tg.AheadTags(p.aheadSlots[:0], k)
+			p.warmSlots(p.aheadSlots)
+			w.left = len(p.aheadSlots)
+		case w.la != nil:
+			p.ahead = w.la.Ahead(p.ahead[:0], k)
+			p.warm(p.ahead)
+			w.left = len(p.ahead)
+		default:
+			return
+		}
 		w.size = min(2*w.size, maxWindow)
 	}
 	w.left = max(w.left-1, 0)
@@ -82,8 +114,9 @@ func (p *Planner) warm(bs []*policy.Block) {
 		}
 	}
 	for _, s := range slots {
-		// An entry spans two lines: b is in the first, gone in the last.
-		if e := p.ents.at(s); e.b == nil || e.gone {
+		// An entry spans two lines: b is in the first, admitted in the
+		// last.
+		if e := p.ents.at(s); e.b == nil || !e.admitted {
 			sum++
 		}
 	}
@@ -91,27 +124,48 @@ func (p *Planner) warm(bs []*policy.Block) {
 	clear(p.ahead) // no reference to the blocks outlives the window
 }
 
-// warmEntries reads the entries of es, then their blocks, each pass over
-// the whole of es, so that its cache misses overlap (candidates then
-// finds them cached). Like warm, it keeps what it read in p.warmed.
-func (p *Planner) warmEntries(es []*entry) {
+// warmSlots reads the entries in slots, then their blocks, as warm does.
+func (p *Planner) warmSlots(slots []uint32) {
 	bs := p.ahead[:0]
 	var sum int64
-	for _, e := range es {
-		// An entry spans two lines: b is in the first, gone in the last.
-		if e.gone {
-			sum++
+	for _, s := range slots {
+		if s >= p.ents.used {
+			continue
 		}
-		if e.b != nil {
+		// An entry spans two lines: b is in the first, admitted in the
+		// last.
+		if e := p.ents.at(s); e.b != nil && e.admitted {
 			bs = append(bs, e.b)
 		}
 	}
 	for _, b := range bs {
-		// ID and Pinned are the first and last fields candidates reads.
-		if sum += int64(b.ID); b.Meta.Pinned {
-			sum++
-		}
+		// ID and Next are the first and the last exported fields.
+		sum += int64(b.ID) + b.Next
 	}
 	p.ahead, p.warmed = bs, sum
 	clear(p.ahead)
+}
+
+// warmEntries reads the entries of es, so that their cache misses
+// overlap (candidates then finds them cached). Like warm, it keeps what
+// it read in p.warmed.
+func (p *Planner) warmEntries(es []*entry) {
+	var sum int64
+	for _, e := range es {
+		// An entry spans two lines: b is in the first, meta in the last.
+		if e.b == nil || e.pinned() {
+			sum++
+		}
+	}
+	p.warmed = sum
+}
+
+// warmBlocks reads the blocks of cs, as warmEntries the entries.
+func (p *Planner) warmBlocks(cs []cand) {
+	var sum int64
+	for i := range cs {
+		// ID and Priority are the first and last fields key reads.
+		sum += int64(cs[i].b.ID) + int64(cs[i].b.Meta.Priority)
+	}
+	p.warmed = sum
 }

@@ -21,7 +21,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 	if promoted {
 		want = pendPromote
 	}
-	e, found := p.lookup(id)
+	e, slot, found := p.lookupSlot(id)
 	if !found {
 		return p.doneUntracked(id, want)
 	}
@@ -36,8 +36,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 			p.moved(e, now)
 			delete(p.pinnedSlow, id)
 			if !e.b.Meta.Pinned {
-				e.pol().Admit(e.b, now)
-				e.admitted = true
+				p.admit(e, slot, now)
 			}
 		} else if e.b.Meta.Pinned {
 			p.pinnedSlow[id] = e
@@ -54,8 +53,7 @@ func (p *Planner) Done(id policy.BlockID, promoted, ok bool, now policy.Time) er
 		return nil
 	}
 	if !e.b.Meta.Pinned {
-		e.pol().Admit(e.b, now)
-		e.admitted = true
+		p.admit(e, slot, now)
 	}
 	return nil
 }

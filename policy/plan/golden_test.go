@@ -39,14 +39,16 @@ var goldenCases = []goldenCase{
 
 // goldenRun replays c's operations and returns the digest of every
 // plan, stats snapshot and error they produced.
-func goldenRun(t *testing.T, c goldenCase) string {
+// With recycle, every plan is handed back (Planner.Recycle) once its
+// moves are reported, which must change nothing.
+func goldenRun(t *testing.T, c goldenCase, recycle bool) string {
 	t.Helper()
 	p, err := New(c.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &goldenReplay{p: p, rng: rand.New(rand.NewPCG(c.seed, 99)), h: sha256.New(),
-		blocks: map[policy.BlockID]*policy.Block{}, cfg: c.cfg}
+		blocks: map[policy.BlockID]*policy.Block{}, cfg: c.cfg, recycle: recycle}
 	for range 400 {
 		r.step()
 	}
@@ -56,14 +58,15 @@ func goldenRun(t *testing.T, c goldenCase) string {
 // goldenReplay drives a planner with random operations and hashes what it
 // answers.
 type goldenReplay struct {
-	p      *Planner
-	rng    *rand.Rand
-	h      hash.Hash
-	blocks map[policy.BlockID]*policy.Block
-	ids    []policy.BlockID
-	next   policy.BlockID
-	now    policy.Time
-	cfg    Config
+	p       *Planner
+	rng     *rand.Rand
+	h       hash.Hash
+	blocks  map[policy.BlockID]*policy.Block
+	ids     []policy.BlockID
+	next    policy.BlockID
+	now     policy.Time
+	cfg     Config
+	recycle bool // hand every plan back once its moves are reported
 }
 
 func (r *goldenReplay) logf(format string, a ...any) { fmt.Fprintf(r.h, format+"\n", a...) }
@@ -149,6 +152,9 @@ func (r *goldenReplay) plan() {
 		}
 		r.logf("done %v", r.p.Done(m.Block.ID, m.Promote, r.rng.IntN(6) != 0, r.now))
 	}
+	if r.recycle {
+		r.p.Recycle(pl)
+	}
 	for _, id := range r.ids[max(0, len(r.ids)-30):] {
 		fast, tracked := r.p.Fast(id)
 		r.logf("fast %d %v %v %v", id, fast, tracked, r.p.Pending(id))
@@ -186,7 +192,7 @@ func TestGoldenPlans(t *testing.T) {
 	path := filepath.Join("testdata", "golden_plans.txt")
 	var got []string
 	for _, c := range goldenCases {
-		got = append(got, c.name+" "+goldenRun(t, c))
+		got = append(got, c.name+" "+goldenRun(t, c, false))
 	}
 	if *updateGolden {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -206,6 +212,19 @@ func TestGoldenPlans(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			if i >= len(want) || want[i] != got[i] {
 				t.Errorf("plans differ from the recorded ones:\n got %s\nwant %s", got[i], want[min(i, len(want)-1)])
+			}
+		})
+	}
+}
+
+// TestGoldenPlansRecycled replays the recorded sequences handing every
+// plan back (Planner.Recycle): the plans reuse their predecessors' slices
+// and must be the same as without.
+func TestGoldenPlansRecycled(t *testing.T) {
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			if got, want := goldenRun(t, c, true), goldenRun(t, c, false); got != want {
+				t.Errorf("recycled plans differ: digest %s, want %s", got, want)
 			}
 		})
 	}

@@ -40,7 +40,7 @@ func (s *store) at(slot uint32) *entry {
 }
 
 // alloc returns a free slot, adding a page when none is left. Its entry
-// is zero but for gone, which a retired slot's keeps.
+// is zero.
 func (s *store) alloc() uint32 {
 	if n := len(s.free); n > 0 {
 		slot := s.free[n-1]
@@ -55,11 +55,11 @@ func (s *store) alloc() uint32 {
 	return slot
 }
 
-// retire clears the entry in slot s, keeping it marked gone, and frees
-// the slot at the next plan: until then the touched list of the epoch may
+// retire clears the entry in slot s (no block: untracked) and frees the
+// slot at the next plan: until then the touched list of the epoch may
 // hold its address, which must not name another block yet.
 func (s *store) retire(slot uint32) {
-	*s.at(slot) = entry{gone: true}
+	*s.at(slot) = entry{}
 	s.retired = append(s.retired, slot)
 }
 

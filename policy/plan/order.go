@@ -9,8 +9,14 @@ package plan
 // deadline leaves the budget restored first and the rest done in pairs,
 // and the hot blocks reach the fast tier from the first moves on, not
 // after every demotion. Demotions keep their order, as promotions do.
+//
+// The slice is the plan's: a second call refills the same one, and
+// Planner.Recycle hands it to a later plan.
 func (pl *Plan) Order() []Move {
-	out := make([]Move, 0, len(pl.Demote)+len(pl.Promote))
+	out := pl.order[:0]
+	if n := len(pl.Demote) + len(pl.Promote); n > cap(out) {
+		out = make([]Move, 0, n)
+	}
 	out = append(out, pl.Demote[:pl.shed]...)
 	victims := pl.Demote[pl.shed:]
 	h := len(victims)
@@ -18,7 +24,8 @@ func (pl *Plan) Order() []Move {
 		h--
 	}
 	out = pair(out, victims[:h], pl.Promote)
-	return append(out, victims[h:]...)
+	pl.order = append(out, victims[h:]...)
+	return pl.order
 }
 
 // pair appends promotions interleaved with the victims that make their

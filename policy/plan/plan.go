@@ -70,6 +70,8 @@ type Plan struct {
 	// shed is how many of Demote, first, bring an over-budget tier or
 	// tenant back under budget (Order runs them before any promotion).
 	shed int
+	// order holds what Order returned last.
+	order []Move
 }
 
 // Bytes returns the bytes the plan moves.
@@ -107,7 +109,7 @@ type need struct {
 // the policy (Evict) as they are chosen; promotions are admitted only when
 // Done reports them.
 func (p *Planner) Plan(now policy.Time) *Plan {
-	pl := &Plan{Epoch: p.epoch + 1}
+	pl := p.newPlan()
 	cands := p.candidates(now)
 	p.epoch++
 	clear(p.touched)
@@ -117,16 +119,22 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 
 	bud := p.newBudget()
 	if p.hold.Promote {
-		pl.Deferred += cands.len()
+		pl.Deferred += len(cands.found)
 		cands.reset()
 	}
 	if !p.hold.Demote {
 		overs, short := p.overages()
-		pl.presize(int64(cands.len())+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
+		pl.presize(int64(len(cands.found))+p.blocksOf(short), p.blocksOf(bud.bytes), &bud)
 		pl.Shortage = short
 		p.shed(overs, &bud, now, pl)
 		pl.shed = len(pl.Demote)
 	}
+	if !p.mayPromote(&bud) {
+		// selectBatch would defer every candidate: none is ranked.
+		pl.Deferred += len(cands.found)
+		cands.reset()
+	}
+	p.rankKeys(cands)
 	order := p.selectBatch(cands, &bud, pl)
 	p.makeRoom(order, &bud, now, pl)
 	promoted := 0
@@ -140,6 +148,13 @@ func (p *Planner) Plan(now policy.Time) *Plan {
 	pl.listPromotions(cands, promoted)
 	cands.reset()
 	return pl
+}
+
+// mayPromote reports whether selectBatch may promote a candidate: the
+// budget is not spent and the tier is not over its capacity.
+func (p *Planner) mayPromote(bud *budget) bool {
+	c := p.capacity()
+	return !bud.empty() && (c <= 0 || c-p.load() >= 0)
 }
 
 // presize makes room in pl.Demote for about n victims (each promotion
@@ -156,7 +171,7 @@ func (pl *Plan) presize(n, inBytes int64, bud *budget) {
 	if bud.limB {
 		n = min(n, inBytes)
 	}
-	if n > 0 {
+	if n > int64(cap(pl.Demote)) {
 		pl.Demote = make([]Move, 0, n)
 	}
 }
@@ -206,7 +221,9 @@ func (pl *Plan) listPromotions(r *ranking, n int) {
 	if n == 0 {
 		return
 	}
-	pl.Promote = make([]Move, 0, n)
+	if n > cap(pl.Promote) {
+		pl.Promote = make([]Move, 0, n)
+	}
 	for i := 0; len(pl.Promote) < n; i++ {
 		if c := r.at(i); c.promote {
 			r := ReasonHot

@@ -57,7 +57,11 @@ const (
 // entry is the planner's state of one tracked block, laid out without
 // padding (72 bytes): its bucket policy is not stored but derived
 // (ten.pols[bucket], see pol), epochs are 32-bit like trackedAt, and a
-// source's windows saturate at 255 (reuse needs two).
+// source's windows saturate at 255 (reuse needs two). The flags that
+// decide whether a sampled block is a promotion candidate (pinned, class)
+// are kept in meta, so that candidates reads the block's Meta only for
+// the candidates a plan ranks. An untracked entry has no block (b nil:
+// touched may still hold it).
 type entry struct {
 	b         *policy.Block
 	ten       *tenant
@@ -73,8 +77,28 @@ type entry struct {
 	fast      bool // in the fast tier (as last reported)
 	admitted  bool // resident in pol
 	moved     bool
-	gone      bool // untracked; touched may still hold it
+	meta      uint8 // metaPinned | the class, from b.Meta (see metaOf)
 }
+
+// metaPinned is the bit of entry.meta that says the block is pinned; the
+// bits below hold its class (capped at metaPinned-1, which, like any
+// class from 32 on, no class mask holds).
+const metaPinned = 1 << 7
+
+// metaOf is an entry's meta for m.
+func metaOf(m *policy.Meta) uint8 {
+	v := min(uint8(m.Class), metaPinned-1)
+	if m.Pinned {
+		v |= metaPinned
+	}
+	return v
+}
+
+// pinned reports whether the block is pinned (its Meta.Pinned).
+func (e *entry) pinned() bool { return e.meta&metaPinned != 0 }
+
+// class is the block's class (its Meta.Class, capped as in metaOf).
+func (e *entry) class() uint8 { return e.meta &^ metaPinned }
 
 // pol is the bucket policy that has seen the block: the policy of its
 // tenant and bucket, which Track, Update and Reconfigure build
@@ -113,6 +137,7 @@ type Planner struct {
 	aheadIDs   []policy.BlockID // scratch of warm
 	aheadSlots []uint32         // scratch of warm
 	warmed     int64            // what warm read (so that it reads)
+	spare      *Plan            // the plan Recycle handed back, for the next
 	abandoned  map[policy.BlockID]abandon
 	epoch      uint64
 	moveCap    int64 // SetMoveCap; 0: none
@@ -240,7 +265,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 			}
 		}
 	}
-	var fast []*entry
+	var fast []uint32 // slots
 	for slot := range p.ents.used {
 		e := p.ents.at(slot)
 		if e.b == nil {
@@ -249,18 +274,18 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 		p.policyFor(e.ten, e.bucket)
 		e.admitted = false
 		if e.fast && !e.b.Meta.Pinned && e.pending != pendDemote {
-			fast = append(fast, e)
+			fast = append(fast, slot)
 		}
 	}
 	sort.Slice(fast, func(i, j int) bool {
-		if fast[i].last != fast[j].last {
-			return fast[i].last < fast[j].last
+		a, b := p.ents.at(fast[i]), p.ents.at(fast[j])
+		if a.last != b.last {
+			return a.last < b.last
 		}
-		return fast[i].b.ID < fast[j].b.ID
+		return a.b.ID < b.b.ID
 	})
-	for _, e := range fast {
-		e.pol().Admit(e.b, now)
-		e.admitted = true
+	for _, slot := range fast {
+		p.admit(p.ents.at(slot), slot, now)
 	}
 	return nil
 }
@@ -284,9 +309,28 @@ func (p *Planner) Pending(id policy.BlockID) bool {
 
 // lookup returns the entry of the block with id, if it is tracked.
 func (p *Planner) lookup(id policy.BlockID) (*entry, bool) {
+	e, _, ok := p.lookupSlot(id)
+	return e, ok
+}
+
+// lookupSlot returns the entry of the block with id and its slot, if it
+// is tracked.
+func (p *Planner) lookupSlot(id policy.BlockID) (*entry, uint32, bool) {
 	slot, ok := p.ids.get(id)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
-	return p.ents.at(slot), true
+	return p.ents.at(slot), slot, true
+}
+
+// admit admits e's block, whose entry is in slot, to its policy, with the
+// slot as its tag if the policy keeps one (policy.Tagged: take then finds
+// a victim's entry without the ID index).
+func (p *Planner) admit(e *entry, slot uint32, now policy.Time) {
+	if tg, ok := e.pol().(policy.Tagged); ok {
+		tg.AdmitTagged(e.b, now, slot)
+	} else {
+		e.pol().Admit(e.b, now)
+	}
+	e.admitted = true
 }

@@ -8,15 +8,15 @@ import (
 	"github.com/kvtier/kvtier/policy"
 )
 
-// cand is a promotion candidate, copied out of its entry and block as
-// the candidates are found, so that the plan reads them in rank order
-// without visiting the entries again (at 10M blocks, every visit is a
-// cache miss).
+// cand is a promotion candidate, copied out of its entry as the
+// candidates are found and out of its block as it gets its key, so that
+// the plan reads them in rank order without visiting the entries again
+// (at 10M blocks, every visit is a cache miss).
 type cand struct {
 	e       *entry
 	b       *policy.Block
 	ten     *tenant
-	size    int64
+	size    int64 // set with its key (ranking.key)
 	heat    float64
 	pinned  bool
 	promote bool // selected and committed: a promotion of this plan
@@ -34,20 +34,22 @@ type ranking struct {
 	sorted int // keys[:sorted] are in rank order and rank before keys[sorted:]
 }
 
-// len returns the number of candidates.
+// len returns the number of candidates ranked (rankKeys).
 func (r *ranking) len() int { return len(r.keys) }
 
 // at returns the candidate of rank i, which rankTo(i+1) has put in order.
 func (r *ranking) at(i int) *cand { return &r.found[r.keys[i].i] }
 
-// add adds a candidate.
-func (r *ranking) add(c cand, id policy.BlockID, prio policy.Priority) {
-	k := rankKey{heat: c.heat, id: id, i: uint32(len(r.found)), class: uint16(prio)}
+// key returns the key of found candidate i, whose block it reads: its
+// size goes into the candidate.
+func (r *ranking) key(i int) rankKey {
+	c := &r.found[i]
+	c.size = c.b.Meta.Size
+	k := rankKey{heat: c.heat, id: c.b.ID, i: uint32(i), class: uint16(c.b.Meta.Priority)}
 	if c.pinned {
 		k.class |= 1 << 8
 	}
-	r.found = append(r.found, c)
-	r.keys = append(r.keys, k)
+	return k
 }
 
 // reset empties r, dropping its references to entries and blocks.
@@ -72,15 +74,17 @@ func (r *ranking) rankTo(n int) {
 	r.sorted += k
 }
 
-// candidates finds the promotion candidates of this epoch in p.rank.
+// candidates finds the promotion candidates of this epoch (p.rank, not
+// ranked yet) by their entries alone, copying out what the plan reads of
+// them: their blocks are read only if the plan ranks them (rankKeys),
+// which a plan whose budget the shedding spends does not.
 func (p *Planner) candidates(now policy.Time) *ranking {
 	r := &p.rank
 	r.reset()
-	n := len(p.pinnedSlow) + len(p.touched)
-	r.found, r.keys = slices.Grow(r.found, n), slices.Grow(r.keys, n)
+	r.found = slices.Grow(r.found, len(p.pinnedSlow)+len(p.touched))
 	for _, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+			r.found = append(r.found, candOf(e))
 		}
 	}
 	for from := 0; from < len(p.touched); from += warmBatch {
@@ -88,20 +92,32 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 		p.warmEntries(batch)
 		for _, e := range batch {
 			if p.candidate(e, now) {
-				r.add(candOf(e), e.b.ID, e.b.Meta.Priority)
+				r.found = append(r.found, candOf(e))
 			}
 		}
 	}
 	return r
 }
 
+// rankKeys gives every candidate found its key, which reads its block.
+func (p *Planner) rankKeys(r *ranking) {
+	r.keys = slices.Grow(r.keys[:0], len(r.found))
+	for from := 0; from < len(r.found); from += warmBatch {
+		to := min(from+warmBatch, len(r.found))
+		p.warmBlocks(r.found[from:to])
+		for i := from; i < to; i++ {
+			r.keys = append(r.keys, r.key(i))
+		}
+	}
+}
+
 // candidate reports whether e, sampled this epoch, is a promotion
 // candidate, bringing its heat up to date if its block may be one.
 func (p *Planner) candidate(e *entry, now policy.Time) bool {
-	if e.gone || e.fast || e.pending != pendNone || e.b.Meta.Pinned {
+	if e.b == nil || e.fast || e.pending != pendNone || e.pinned() {
 		return false
 	}
-	if p.noPromote&(1<<e.b.Meta.Class) != 0 {
+	if p.noPromote&(1<<e.class()) != 0 {
 		return false
 	}
 	if e.moved && now-e.lastMove < p.cfg.Cooldown {
@@ -114,8 +130,9 @@ func (p *Planner) candidate(e *entry, now policy.Time) bool {
 	return e.heat >= p.cfg.promoteMin()
 }
 
+// candOf copies e out as a candidate; its size comes with its key.
 func candOf(e *entry) cand {
-	return cand{e: e, b: e.b, ten: e.ten, size: e.b.Meta.Size, heat: e.heat, pinned: e.b.Meta.Pinned}
+	return cand{e: e, b: e.b, ten: e.ten, heat: e.heat, pinned: e.pinned()}
 }
 
 // rankKey is what ranks candidate i, small for the sort.

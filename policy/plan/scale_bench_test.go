@@ -137,7 +137,8 @@ func scaleSamples(n int) [][]uint64 {
 // BenchmarkScaleEpoch measures one epoch with 1% of the tracked blocks
 // sampled: feeding the sampled blocks (observe-ms), the plan (plan-ms:
 // what the daemon's kvtier_policy_decision_seconds observes of the
-// planner) and, outside the timer, every move reported done. Half of the
+// planner) and, outside the timer, every move reported done and the plan
+// handed back (Recycle), as the daemon does. Half of the
 // blocks are tracked fast, so the tier starts over its capacity and the
 // first plans shed; the warm-up runs them.
 func BenchmarkScaleEpoch(b *testing.B) {
@@ -167,6 +168,7 @@ func BenchmarkScaleEpoch(b *testing.B) {
 				for _, m := range pl.Order() {
 					_ = p.Done(m.Block.ID, m.Promote, true, now)
 				}
+				p.Recycle(pl)
 				b.StartTimer()
 			}
 			for i := range 2 * scaleEpochs {

@@ -14,7 +14,7 @@ import (
 // with a pending move is left alone (its Done will say where it is) and
 // SetTier returns false; it returns true when the tier changed.
 func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, error) {
-	e, ok := p.lookup(id)
+	e, slot, ok := p.lookupSlot(id)
 	if !ok {
 		return false, fmt.Errorf("setting the tier of block %d: %w", id, ErrUnknownBlock)
 	}
@@ -26,8 +26,7 @@ func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, 
 		p.addFast(e)
 		delete(p.pinnedSlow, id)
 		if !e.b.Meta.Pinned && !e.admitted {
-			e.pol().Admit(e.b, now)
-			e.admitted = true
+			p.admit(e, slot, now)
 		}
 		return true, nil
 	}

@@ -20,8 +20,8 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	delete(p.abandoned, b.ID)
 	t := p.tenant(b.Meta.Tenant)
 	slot := p.ents.alloc()
-	e := p.ents.at(slot) // zero but for gone (see retire)
-	e.b, e.ten, e.bucket, e.fast, e.gone = b, t, bucketOf(&b.Meta), fast, false
+	e := p.ents.at(slot) // zero
+	e.b, e.ten, e.bucket, e.fast, e.meta = b, t, bucketOf(&b.Meta), fast, metaOf(&b.Meta)
 	// Heat counts from now: an entry's heatEpoch of 0 would read as a
 	// later epoch than the planner's once the planner is past 2^31.
 	e.last, e.trackedAt, e.heatEpoch = now, uint32(p.epoch+1), uint32(p.epoch)
@@ -31,8 +31,7 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	if fast {
 		p.addFast(e)
 		if !b.Meta.Pinned {
-			e.pol().Admit(b, now)
-			e.admitted = true
+			p.admit(e, slot, now)
 		}
 	} else if b.Meta.Pinned {
 		p.pinnedSlow[b.ID] = e
@@ -73,7 +72,7 @@ func (p *Planner) Untrack(id policy.BlockID) error {
 	e.ten.blocks--
 	delete(p.pinnedSlow, id)
 	p.ids.del(id)
-	p.ents.retire(slot) // marks it gone: touched may still hold it
+	p.ents.retire(slot) // leaves it without a block: touched may still hold it
 	return nil
 }
 
@@ -104,7 +103,7 @@ func (p *Planner) unpend(e *entry) {
 // bucket policy at once if the policy implements policy.Updater (a class
 // demotion reorders tiered_classes without waiting for an access).
 func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) error {
-	e, ok := p.lookup(id)
+	e, slot, ok := p.lookupSlot(id)
 	if !ok {
 		return fmt.Errorf("updating block %d: %w", id, ErrUnknownBlock)
 	}
@@ -125,7 +124,7 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 		e.ten.blocks++
 	}
 	e.b.Meta = m
-	e.bucket = nb
+	e.bucket, e.meta = nb, metaOf(&m)
 	p.policyFor(e.ten, nb)
 	if !moveBucket && !old.Pinned && !m.Pinned && old != m {
 		// The same policy keeps the block (resident, or as a ghost):
@@ -139,8 +138,7 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	p.pendAccount(e, +1)
 	if e.fast && !m.Pinned && !e.admitted && e.pending != pendDemote {
-		e.pol().Admit(e.b, now)
-		e.admitted = true
+		p.admit(e, slot, now)
 	}
 	if m.Pinned && !e.fast && e.pending == pendNone {
 		p.pinnedSlow[id] = e

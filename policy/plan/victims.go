@@ -83,12 +83,11 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
 		w.next(p, victimsFor(bytes-freed, last, bud))
-		v, ok := pol.Victim(now)
+		v, e, ok := w.victim(p, pol, now)
 		if !ok {
 			return freed, false
 		}
-		e, tracked := p.lookup(v.ID)
-		if !tracked || e.b != v || !e.admitted {
+		if e == nil || e.b != v || !e.admitted {
 			// The policy holds a block the planner no longer tracks
 			// as resident: drop it so it cannot be chosen again.
 			pol.Forget(v)
