@@ -42,24 +42,20 @@ func runLabAblate(cmd *cobra.Command, g lab.Grid, o labOptions) (err error) {
 	if o.moveLog != "" && o.decompose {
 		return usageError("--move-log logs the grid's runs; --decompose runs none of them")
 	}
-	if o.moveLog != "" {
-		mw, err := newMoveWriter(o.moveLog)
-		if err != nil {
-			return withCode(ExitError, fmt.Errorf("--move-log: %w", err))
-		}
-		g.Moves = mw
-		defer func() {
-			if cerr := mw.Close(); cerr != nil {
-				err = errors.Join(err, withCode(ExitError, fmt.Errorf("--move-log %s: %w", o.moveLog, cerr)))
-			}
-		}()
-	}
 	if o.decompose {
 		return runLabDecompose(cmd, g, o.asJSON)
 	}
 	outDir, check, asJSON := o.outDir, o.check, o.asJSON
 	if outDir == "" && check == "" && o.plots == "" {
 		return usageError("--preset lab needs --output-dir, --plots, --check or --decompose")
+	}
+	if o.moveLog != "" {
+		mw, merr := newMoveWriter(o.moveLog)
+		if merr != nil {
+			return withCode(ExitError, fmt.Errorf("--move-log: %w", merr))
+		}
+		g.Moves = mw
+		defer func() { err = closeMoveLog(err, mw, o.moveLog) }()
 	}
 	start := time.Now()
 	rs, err := g.Run()
@@ -113,9 +109,9 @@ func writeCheck(cmd *cobra.Command, out map[string]any, rep lab.Report, asJSON b
 // with prefetch, seven workloads, six policies; ablate --preset lab-sweep)
 // and compares it with the figures of --check, the lab's default_sweep.csv.
 func runLabSweep(cmd *cobra.Command, o labOptions) error {
-	if o.check == "" || o.outDir != "" || o.plots != "" || o.decompose || o.prefetch != 0 {
+	if o.check == "" || o.outDir != "" || o.plots != "" || o.decompose || o.prefetch != 0 || o.moveLog != "" {
 		return usageError("--preset lab-sweep runs the lab's default sweep, with its own prefetch settings, " +
-			"for --check FILE (policy/sim/lab/testdata/default_sweep.csv) only")
+			"for --check FILE (policy/sim/lab/testdata/default_sweep.csv) only (no --move-log, --output-dir, --plots)")
 	}
 	start := time.Now()
 	rs, err := lab.DefaultSweep().Run()
@@ -244,4 +240,14 @@ func writeLabArtifacts(dir, plots string, g lab.Grid, rs []lab.Result) ([]string
 		return files, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return append(files, path), nil
+}
+
+// closeMoveLog closes a move log and joins its error to err: a log that
+// could not be written in full (a full disk) fails the command, so that a
+// truncated log does not pass for a whole one.
+func closeMoveLog(err error, mw *moveWriter, path string) error {
+	if cerr := mw.Close(); cerr != nil {
+		return errors.Join(err, withCode(ExitError, fmt.Errorf("--move-log %s: %w", path, cerr)))
+	}
+	return err
 }

@@ -127,12 +127,30 @@ func TestAblateLabMoveLog(t *testing.T) {
 	if !strings.HasPrefix(first, want) || strings.Count(string(b), "\n") < 198 {
 		t.Errorf("move log starts %q, want %q and a line per move of 198 runs", first, want)
 	}
+	// A usage error leaves an existing file as it was.
+	if err := os.WriteFile(log, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"--preset", "regret", "-o", dir, "--move-log", log},
 		{"--preset", "lab", "--decompose", "--move-log", log},
+		{"--preset", "lab", "--move-log", log},
+		{"--preset", "lab-sweep", "--check", "x.csv", "--move-log", log},
 	} {
 		if code, _, stderr := runCLI(append([]string{"ablate"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "--move-log") {
-			t.Errorf("%v: exit %d (%s), want a usage error naming --move-log", args, code, stderr)
+			if !strings.Contains(stderr, "needs --output-dir") {
+				t.Errorf("%v: exit %d (%s), want a usage error naming --move-log", args, code, stderr)
+			}
+		}
+	}
+	if b, err := os.ReadFile(log); err != nil || string(b) != "precious\n" {
+		t.Errorf("a refused command changed the file: %q, %v", b, err)
+	}
+	// A log that cannot be written in full fails the command.
+	if _, err := os.Stat("/dev/full"); err == nil {
+		code, _, stderr := runCLI("ablate", "--preset", "lab", "-o", filepath.Join(dir, "out2"), "--move-log", "/dev/full")
+		if code != ExitError || !strings.Contains(stderr, "--move-log /dev/full") {
+			t.Errorf("--move-log /dev/full: exit %d (%s), want %d and the log's error", code, stderr, ExitError)
 		}
 	}
 }

@@ -89,13 +89,7 @@ func runSim(cmd *cobra.Command, f *simFlags) (err error) {
 			return withCode(ExitError, fmt.Errorf("--move-log: %w", werr))
 		}
 		cfg.Moves = mw
-		// A log that could not be written in full (a full disk) fails
-		// the command: a truncated log must not pass for a whole one.
-		defer func() {
-			if cerr := mw.Close(); cerr != nil {
-				err = errors.Join(err, withCode(ExitError, fmt.Errorf("--move-log %s: %w", f.moveLog, cerr)))
-			}
-		}()
+		defer func() { err = closeMoveLog(err, mw, f.moveLog) }()
 	}
 	all, errs, err := f.compare(cfg, pols, refs)
 	if err != nil {
