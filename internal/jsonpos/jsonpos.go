@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 )
 
 // Offset returns the byte offset a JSON decoding error names: the
@@ -30,4 +31,17 @@ func LineCol(b []byte, off int64) (line, col int) {
 	line = 1 + bytes.Count(b[:off], []byte("\n"))
 	col = int(off) - bytes.LastIndexByte(b[:off], '\n')
 	return line, col
+}
+
+// Trailing reports whether anything but white space follows the value dec
+// has just decoded from b (a second value, a stray bracket), and if so its
+// line and column.
+func Trailing(dec *json.Decoder, b []byte) (line, col int, trailing bool) {
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err == io.EOF {
+		return 0, 0, false
+	}
+	rest := bytes.TrimLeft(b[min(end, int64(len(b))):], " \t\r\n")
+	line, col = LineCol(b, int64(len(b)-len(rest)))
+	return line, col, true
 }

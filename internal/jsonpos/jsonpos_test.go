@@ -3,6 +3,7 @@ package jsonpos
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,31 @@ func TestPosition(t *testing.T) {
 	}
 	if line, col := LineCol([]byte("ab\ncd"), 99); line != 2 || col != 3 {
 		t.Errorf("LineCol past the end = %d:%d, want 2:3", line, col)
+	}
+}
+
+func TestTrailing(t *testing.T) {
+	tests := []struct {
+		in        string
+		trailing  bool
+		line, col int
+	}{
+		{`{"a": 1}`, false, 0, 0},
+		{"{\"a\": 1}\n\t \n", false, 0, 0},
+		{`{"a": 1}}`, true, 1, 9},
+		{`{"a": 1}]`, true, 1, 9},
+		{"{\"a\": 1}\n  {}", true, 2, 3},
+		{`{"a": 1} x`, true, 1, 10},
+	}
+	for _, tt := range tests {
+		dec := json.NewDecoder(strings.NewReader(tt.in))
+		var v map[string]int
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		line, col, trailing := Trailing(dec, []byte(tt.in))
+		if trailing != tt.trailing || line != tt.line || col != tt.col {
+			t.Errorf("Trailing(%q) = %d:%d %v, want %d:%d %v", tt.in, line, col, trailing, tt.line, tt.col, tt.trailing)
+		}
 	}
 }

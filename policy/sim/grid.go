@@ -88,8 +88,7 @@ func LoadGrid(path string) (Grid, error) {
 		line, col := jsonpos.LineCol(b, jsonpos.Offset(err, dec.InputOffset()))
 		return Grid{}, fmt.Errorf("%w: grid %s:%d:%d: %w", ErrBadConfig, path, line, col, err)
 	}
-	if dec.More() {
-		line, col := jsonpos.LineCol(b, dec.InputOffset())
+	if line, col, ok := jsonpos.Trailing(dec, b); ok {
 		return Grid{}, fmt.Errorf("%w: grid %s:%d:%d: data after the grid's object", ErrBadConfig, path, line, col)
 	}
 	return g, nil

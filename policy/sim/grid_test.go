@@ -89,6 +89,8 @@ func TestGridErrors(t *testing.T) {
 		{"syntax", "{\n  \"name\": \"x\",\n}", "g.json:3:1: invalid character '}'"},
 		{"type", "{\"name\": \"x\",\n \"seeds\": \"7\"}", "g.json:2:14: json: cannot unmarshal string"},
 		{"trailing", `{"name": "x"} {}`, "g.json:1:15: data after the grid's object"},
+		{"stray bracket", `{"name": "x"}}`, "data after the grid's object"},
+		{"stray square bracket", `{"name": "x"}]`, "data after the grid's object"},
 	} {
 		p := filepath.Join(t.TempDir(), "g.json")
 		if err := os.WriteFile(p, []byte(tt.text), 0o644); err != nil {

@@ -102,8 +102,7 @@ func ParseTopology(b []byte) (*Topology, error) {
 		}
 		return nil, &posError{line, col, err.Error()}
 	}
-	if dec.More() {
-		line, col := jsonpos.LineCol(b, dec.InputOffset())
+	if line, col, ok := jsonpos.Trailing(dec, b); ok {
 		return nil, &posError{line, col, "trailing data after the topology"}
 	}
 	if err := t.validate(); err != nil {
