@@ -44,8 +44,11 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New("no_such_policy", Env{}); !errors.Is(err, ErrUnknownPolicy) {
 		t.Fatalf("unknown policy: err = %v", err)
 	}
-	if _, err := New("lru:bogus=1", Env{}); !errors.Is(err, ErrBadParam) {
-		t.Fatalf("unknown parameter: err = %v", err)
+	for _, spec := range []string{"lru:bogus=1", "regret_tiered:memory=10000000", "regret_tiered:reuse=65537",
+		"regret_tiered:reuse=0"} {
+		if _, err := New(spec, Env{}); !errors.Is(err, ErrBadParam) {
+			t.Errorf("%s: err = %v, want ErrBadParam", spec, err)
+		}
 	}
 }
 

@@ -1,9 +1,14 @@
 package policy
 
+// maxTieredWindow bounds regret_tiered's reuse and memory: its density
+// model keeps 11 arrays of max(reuse, memory) float64s per instance (5.8 MB
+// at the bound, one instance per tier and per shadow).
+const maxTieredWindow = 1 << 16
+
 func init() {
 	params := append([]Param{}, regretAdaptiveParams...)
 	params = append(params, Param{Name: "reuse", Default: "32",
-		Doc: "a block read again within this many accesses of its previous read is hot (for memory accesses), >= 1"},
+		Doc: "a block read again within this many accesses of its previous read is hot (for memory accesses), in [1, 65536]"},
 		Param{Name: "rank", Default: "density", Doc: "the ranking that duels LRU: density (the hit density " +
 			"of the block's class at its age, learnt from every reuse distance heard) or class (the least " +
 			"recently read cold block first)"},
@@ -22,12 +27,14 @@ func init() {
 					Horizon: p.Int("horizon"), Memory: p.Int("memory"), Protect: p.Float("protect"),
 					TTL: p.Float("ttl"), Uniform: p.Float("uniform"), Guard: p.Float("guard")}}
 			p.Check(c.Horizon >= 1, "horizon", "an integer >= 1")
-			p.Check(c.Memory >= 1, "memory", "an integer >= 1")
+			// The density model keeps arrays of max(reuse, memory) entries:
+			// bounded so that a parameter cannot ask for gigabytes.
+			p.Check(c.Memory >= 1 && c.Memory <= maxTieredWindow, "memory", "an integer in [1, 65536]")
 			p.Check(c.Protect >= 0 && c.Protect <= 1, "protect", "a share in [0,1]")
 			p.Check(c.TTL > 0 && c.TTL < 1e6, "ttl", "a factor > 0")
 			p.Check(c.Uniform > 0 && c.Uniform < 1e6, "uniform", "a share > 0")
 			p.Check(c.Guard > 0 && c.Guard < 1e6, "guard", "a factor > 0")
-			p.Check(c.Reuse >= 1, "reuse", "an integer >= 1")
+			p.Check(c.Reuse >= 1 && c.Reuse <= maxTieredWindow, "reuse", "an integer in [1, 65536]")
 			p.Check(c.Density || p.String("rank") == "class", "rank", "density or class")
 			p.Check(c.Span > 0 && c.Span < 1e6, "span", "a factor > 0")
 			return NewRegretTiered(c, env), nil
