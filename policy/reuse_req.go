@@ -45,11 +45,13 @@ const reqClasses = reqNewBuckets * reuseClasses
 // until then, counted in their final classes and their resident blocks
 // re-keyed (O(1) amortized per access).
 //
-// Labels. Evicted blocks leave a ghost (the class and step of their last
-// access) for horizon capacities of accesses; an access whose previous
-// access left a ghost or a resident entry adds one to that class's reuse
-// count. Reuses further apart than the horizon are not labels: no policy
-// keeps a block that long at this capacity. Order and decay are
+// Labels. When its request ends, a block's last access in it leaves a
+// ghost (its class and step). The block's next access reads and deletes
+// the ghost and, if it comes within horizon capacities of accesses, adds
+// one to that class's reuse count, so an access is labelled at most once
+// however often the next request reads the block. Reuses further apart
+// than the horizon are not labels: no policy keeps a block that long at
+// this capacity. Order and decay are
 // ReuseLRU's: key = step of the access + E x p(class)/p̄.
 //
 // State: one entry per resident block, one ghost per block accessed
@@ -138,9 +140,15 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 		e.it.freq++
 		reads = max(reads, int64(e.it.freq))
 	}
-	if g, ok := p.ghosts[b.ID]; ok && float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
-		p.reuse[g.class]++
-		p.sumR++
+	if g, ok := p.ghosts[b.ID]; ok {
+		// A ghost labels one access: deleted when read, so the later
+		// accesses of the block in this request (whose ghosts are written
+		// only when it ends) do not count the same earlier access again.
+		delete(p.ghosts, b.ID)
+		if float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
+			p.reuse[g.class]++
+			p.sumR++
+		}
 	}
 	if b.Meta.RefCount <= 1 && !resident {
 		p.req.newBlks++
