@@ -162,11 +162,13 @@ func TestReuseReqBoundsPending(t *testing.T) {
 	}
 }
 
-// TestReuseReqLabelsAnAccessOnce: an access's ghost labels it at most
-// once, however often the next request reads the block (the first
-// version counted every read of it, so a block read k times in a request
-// or a 4,096-access batch earned k labels for one earlier access, and a
-// class's and the overall Prob exceeded 1).
+// TestReuseReqLabelsAnAccessOnce: an access is labelled at most once, by
+// its block's next access (in the same request or a later one), so every
+// access but each block's last is labelled here and no class counts more
+// reuses than accesses. The first version labelled from ghosts only, and
+// every read of a block in the next request (or 4,096-access batch, for
+// callers without requests) matched the same ghost: one earlier access
+// read ten times earned ten labels in its class, whose Prob exceeded 1.
 func TestReuseReqLabelsAnAccessOnce(t *testing.T) {
 	const a, b = BlockID(1), BlockID(2)
 	rep := func(id BlockID, n int) []BlockID {
@@ -187,15 +189,16 @@ func TestReuseReqLabelsAnAccessOnce(t *testing.T) {
 		name     string
 		requests [][]BlockID // the requests' blocks in order
 		batch    bool        // all with Seq 0, as a caller without requests
-		reuses   float64     // labels in all
+		reuses   float64     // labels in all: accesses minus distinct blocks
 		first    float64     // labels in the class of a's first access
 	}{
 		{"next request reads it once", [][]BlockID{{a}, {b, a}}, false, 1, 1},
-		{"next request reads it ten times", [][]BlockID{{a}, append([]BlockID{b}, rep(a, 10)...)}, false, 1, 1},
+		{"next request reads it ten times", [][]BlockID{{a}, append([]BlockID{b}, rep(a, 10)...)}, false, 10, 1},
 		{"two later requests read it five times each", [][]BlockID{{a}, rep(a, 5), append([]BlockID{b}, rep(a, 5)...)},
-			false, 2, 1},
+			false, 10, 1},
+		{"one request reads it three times", [][]BlockID{rep(a, 3)}, false, 2, 1},
 		{"no request numbers: the next batch reads it ten times", [][]BlockID{fill(reqMaxPending), rep(a, 10)}, true,
-			1, 1},
+			10, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
