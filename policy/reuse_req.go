@@ -45,19 +45,23 @@ const reqClasses = reqNewBuckets * reuseClasses
 // until then, counted in their final classes and their resident blocks
 // re-keyed (O(1) amortized per access).
 //
-// Labels. Evicted blocks leave a ghost (the class and step of their last
-// access) for horizon capacities of accesses; an access whose previous
-// access left a ghost or a resident entry adds one to that class's reuse
-// count. Reuses further apart than the horizon are not labels: no policy
-// keeps a block that long at this capacity. Order and decay are
-// ReuseLRU's: key = step of the access + E x p(class)/p̄.
+// Labels. An access is labelled by the block's next access, at most
+// once, if that comes within horizon capacities of accesses: in the same
+// request, the earlier access is marked and its class's reuse count
+// gains one when the request ends; otherwise the block's last access in
+// its request leaves a ghost (its class and step) when the request ends,
+// and the next access reads and deletes it. Reuses further apart than
+// the horizon are not labels: no policy keeps a block that long at this
+// capacity. Order and decay are ReuseLRU's: key = step of the access +
+// E x p(class)/p̄.
 //
 // State: one entry per resident block, one ghost per block accessed
 // within the horizon (a map swept every horizon capacities), the class
-// counts and the current request's accesses. A block forgotten before
-// its request ends (a freed decode block) still leaves a ghost then,
-// unless its Block was reused for another ID; the ghost expires with the
-// horizon.
+// counts and the current request's accesses (with a map from each block
+// to its last access there, at most reqMaxPending entries). A block
+// forgotten before its request ends (a freed decode block) still leaves
+// a ghost then, unless its Block was reused for another ID; the ghost
+// expires with the horizon.
 type ReuseReq struct {
 	h       minHeap
 	entries entryTable[rlEntry, *rlEntry]
@@ -82,27 +86,32 @@ type reqGhost struct {
 	class uint8
 }
 
-// reqState is the request being read: its Seq, its accesses so far and
-// how many of them read a block for the first time.
+// reqState is the request being read: its Seq, its accesses so far, how
+// many of them read a block for the first time and the index in pending
+// of each block's last access.
 type reqState struct {
 	seq     uint64
 	newBlks int
 	pending []reqAccess
+	last    map[BlockID]int
 }
 
-// reqAccess is one access of the current request.
+// reqAccess is one access of the current request; reused when the
+// request read its block again within the horizon.
 type reqAccess struct {
-	b     *Block
-	id    BlockID
-	step  int64
-	reads int64
-	front bool
+	b      *Block
+	id     BlockID
+	step   int64
+	reads  int64
+	front  bool
+	reused bool
 }
 
 // NewReuseReq returns an empty policy whose counts halve every window
 // capacities of accesses and whose labels look horizon capacities ahead.
 func NewReuseReq(window, horizon float64, env Env) *ReuseReq {
-	return &ReuseReq{cap: newBlockCap(env), window: window, horizon: horizon, ghosts: map[BlockID]reqGhost{}}
+	return &ReuseReq{cap: newBlockCap(env), window: window, horizon: horizon, ghosts: map[BlockID]reqGhost{},
+		req: reqState{last: map[BlockID]int{}}}
 }
 
 // reqClass returns the class of an access with reads reads in a request
@@ -138,14 +147,24 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 		e.it.freq++
 		reads = max(reads, int64(e.it.freq))
 	}
-	if g, ok := p.ghosts[b.ID]; ok && float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
-		p.reuse[g.class]++
-		p.sumR++
+	if g, ok := p.ghosts[b.ID]; ok {
+		// A ghost labels one access: deleted when read, so the later
+		// accesses of the block in this request (whose ghosts are written
+		// only when it ends) do not count the same earlier access again.
+		delete(p.ghosts, b.ID)
+		if float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
+			p.reuse[g.class]++
+			p.sumR++
+		}
+	}
+	if i, ok := p.req.last[b.ID]; ok && float64(p.clock-p.req.pending[i].step) <= p.horizon*float64(p.cap.get()) {
+		p.req.pending[i].reused = true // labelled in its class when the request ends
 	}
 	if b.Meta.RefCount <= 1 && !resident {
 		p.req.newBlks++
 	}
 	front := frontier(&b.Meta)
+	p.req.last[b.ID] = len(p.req.pending)
 	p.req.pending = append(p.req.pending, reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
 	p.decay()
 	p.sweep()

@@ -1,16 +1,22 @@
 package policy
 
 // finish ends the current request: each access is counted in its final
-// class, leaves its ghost, and re-keys its block if that is still
-// resident and not read since.
+// class (as a reuse too if the request read its block again), the last
+// access of each block leaves its ghost, and re-keys the block if that is
+// still resident and not read since.
 func (p *ReuseReq) finish() {
 	for i := range p.req.pending {
 		a := &p.req.pending[i]
 		c := reqClass(a.front, a.reads, p.req.newBlks)
 		p.total[c]++
 		p.sumT++
-		if a.b.ID != a.id {
-			continue // forgotten and reused meanwhile
+		if a.reused {
+			p.reuse[c]++
+			p.sumR++
+		}
+		if a.b.ID != a.id || a.reused {
+			a.b = nil
+			continue // forgotten and reused meanwhile, or read again later in the request
 		}
 		p.ghosts[a.id] = reqGhost{step: a.step, class: c}
 		if e, ok := p.entries.get(a.b); ok && e.it.tie == a.step {
@@ -22,6 +28,7 @@ func (p *ReuseReq) finish() {
 	}
 	p.req.pending = p.req.pending[:0]
 	p.req.newBlks = 0
+	clear(p.req.last)
 }
 
 // decay halves the counts every window capacities of accesses.

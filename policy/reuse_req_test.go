@@ -161,3 +161,84 @@ func TestReuseReqBoundsPending(t *testing.T) {
 		})
 	}
 }
+
+// TestReuseReqLabelsAnAccessOnce: an access is labelled at most once, by
+// its block's next access (in the same request or a later one), so every
+// access but each block's last is labelled here and no class counts more
+// reuses than accesses. The first version labelled from ghosts only, and
+// every read of a block in the next request (or 4,096-access batch, for
+// callers without requests) matched the same ghost: one earlier access
+// read ten times earned ten labels in its class, whose Prob exceeded 1.
+func TestReuseReqLabelsAnAccessOnce(t *testing.T) {
+	const a, b = BlockID(1), BlockID(2)
+	rep := func(id BlockID, n int) []BlockID {
+		ids := make([]BlockID, n)
+		for i := range ids {
+			ids[i] = id
+		}
+		return ids
+	}
+	fill := func(n int) []BlockID {
+		ids := []BlockID{a}
+		for i := range n - 1 {
+			ids = append(ids, BlockID(100+i))
+		}
+		return ids
+	}
+	cases := []struct {
+		name     string
+		requests [][]BlockID // the requests' blocks in order
+		batch    bool        // all with Seq 0, as a caller without requests
+		reuses   float64     // labels in all: accesses minus distinct blocks
+		first    float64     // labels in the class of a's first access
+	}{
+		{"next request reads it once", [][]BlockID{{a}, {b, a}}, false, 1, 1},
+		{"next request reads it ten times", [][]BlockID{{a}, append([]BlockID{b}, rep(a, 10)...)}, false, 10, 1},
+		{"two later requests read it five times each", [][]BlockID{{a}, rep(a, 5), append([]BlockID{b}, rep(a, 5)...)},
+			false, 10, 1},
+		{"one request reads it three times", [][]BlockID{rep(a, 3)}, false, 2, 1},
+		{"no request numbers: the next batch reads it ten times", [][]BlockID{fill(reqMaxPending), rep(a, 10)}, true,
+			10, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := NewReuseReq(1e5, 8, Env{CapacityBlocks: 2 * reqMaxPending})
+			blocks := map[BlockID]*Block{}
+			for i, req := range c.requests {
+				seq := uint64(i + 1)
+				if c.batch {
+					seq = 0
+				}
+				for _, id := range req {
+					blk, ok := blocks[id]
+					if !ok {
+						blk = &Block{ID: id}
+						blocks[id] = blk
+					}
+					blk.Meta = Meta{Seq: seq, RefCount: 1}
+					p.Access(blk, 0)
+					if !ok {
+						p.Admit(blk, 0)
+					}
+				}
+			}
+			p.finish()
+			first := reqClass(false, 1, 1)
+			if c.batch {
+				first = reqClass(false, 1, reqMaxPending)
+			}
+			if p.sumR != c.reuses || p.reuse[first] != c.first {
+				t.Errorf("labels %.0f, in a's first class %d %.0f, want %.0f and %.0f", p.sumR, first, p.reuse[first],
+					c.reuses, c.first)
+			}
+			for cl := range reqClasses {
+				if p.reuse[cl] > p.total[cl] {
+					t.Errorf("class %d: reuse %.0f > total %.0f", cl, p.reuse[cl], p.total[cl])
+				}
+				if pc, all := p.Prob(cl); pc > 1 || all > 1 {
+					t.Errorf("class %d: Prob = %.3f, overall %.3f, want both <= 1", cl, pc, all)
+				}
+			}
+		})
+	}
+}
