@@ -14,7 +14,7 @@ const DefaultKVShadow = 32768
 func init() {
 	Register(Info{
 		Name: "kv_adaptive",
-		Doc: "the recommended policy for KV traces: an expert mix by set dueling over whole-cache shadows " +
+		Doc: "an expert mix for KV traces by set dueling over whole-cache shadows " +
 			"(LRU, prefix_chain, hit_density and ARC by default); victims follow the expert whose shadow cache had the " +
 			"most recent hits; the first expert decides alone where the cache is fed without accesses",
 		Params: []Param{

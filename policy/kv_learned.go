@@ -9,8 +9,8 @@ const kvLearnedExperts = "lru+prefix_chain+hit_density+arc+reuse_lru"
 func init() {
 	Register(Info{
 		Name: "kv_learned",
-		Doc: "kv_adaptive with the learned reuse_lru as a fifth expert (" + kvLearnedExperts + "): victims follow " +
-			"the expert whose shadow cache had the most recent hits",
+		Doc: "the recommended policy for KV traces: kv_adaptive with the learned reuse_lru as a fifth expert (" +
+			kvLearnedExperts + "): victims follow the expert whose shadow cache had the most recent hits",
 		New: func(_ *Params, env Env) (Policy, error) {
 			return NewKVLearned(env)
 		},
