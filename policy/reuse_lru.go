@@ -58,17 +58,8 @@ const reuseClasses = 2 * reuseReadBuckets
 //
 // State: one entry per resident block, the class counts, and E.
 type ReuseLRU struct {
-	h       minHeap
-	entries entryTable[rlEntry, *rlEntry]
-	reuse   [reuseClasses]float64
-	total   [reuseClasses]float64
-	sumR    float64
-	sumT    float64
-	evAge   evictionAge
-	cap     blockCap
-	window  float64
-	clock   int64
-	sinceHf int64 // accesses since the counts last halved
+	lifetimes
+	classCounts
 }
 
 // rlEntry is a resident block's state: its heap item and class.
@@ -86,7 +77,7 @@ func (e *rlEntry) setSlot(b *Block, owner any) {
 // NewReuseLRU returns an empty policy whose counts halve every window
 // capacities of accesses.
 func NewReuseLRU(window float64, env Env) *ReuseLRU {
-	return &ReuseLRU{cap: newBlockCap(env), window: window}
+	return &ReuseLRU{lifetimes: lifetimes{cap: newBlockCap(env)}, classCounts: newClassCounts(reuseClasses, window)}
 }
 
 // reuseClass returns the class of a block with reads reads.
@@ -97,15 +88,6 @@ func reuseClass(m *Meta, reads int64) uint8 {
 		c += reuseReadBuckets
 	}
 	return c
-}
-
-// Prob returns the learned probability that an access of class c is
-// followed by another, and the same over all classes. A class's estimate
-// starts from the overall one (as two accesses' worth of evidence), so a
-// class seen rarely ranks as under LRU.
-func (p *ReuseLRU) Prob(c int) (class, all float64) {
-	all = (p.sumR + 1) / (p.sumT + 2)
-	return (p.reuse[c] + 2*all) / (p.total[c] + 2), all
 }
 
 // Access learns from the access and moves a resident block to its new key.
@@ -128,27 +110,12 @@ func (p *ReuseLRU) Access(b *Block, _ Time) {
 	c := reuseClass(&b.Meta, reads)
 	p.total[c]++
 	p.sumT++
-	p.decay()
+	p.decay(p.cap.get())
 	if resident {
 		e.class = c
 		p.place(e)
 		p.h.fix(&e.it)
 	}
-}
-
-// decay halves the counts every window capacities of accesses.
-func (p *ReuseLRU) decay() {
-	p.sinceHf++
-	if float64(p.sinceHf) < p.window*float64(p.cap.get()) {
-		return
-	}
-	p.sinceHf = 0
-	for i := range p.reuse {
-		p.reuse[i] /= 2
-		p.total[i] /= 2
-	}
-	p.sumR /= 2
-	p.sumT /= 2
 }
 
 // place sets e's key from the current step, E and its class.
@@ -177,42 +144,98 @@ func (p *ReuseLRU) Admit(b *Block, _ Time) {
 	e.it.freq = 1
 	e.class = reuseClass(&b.Meta, max(int64(b.Meta.RefCount), 1))
 	p.place(e)
-	if p.h.len() == 0 {
-		p.h.quad = true
-	}
-	p.h.push(&e.it)
-	p.cap.observe(p.entries.len())
-}
-
-// Evict removes b and counts its age in the mean eviction age.
-func (p *ReuseLRU) Evict(b *Block, _ Time) {
-	e, ok := p.entries.get(b)
-	if !ok {
-		return
-	}
-	p.evAge.observe(float64(p.clock-e.it.last), p.cap.get())
-	p.h.remove(&e.it)
-	p.entries.remove(e)
+	p.push(e)
 }
 
 // Forget removes b.
-func (p *ReuseLRU) Forget(b *Block) {
-	if e, ok := p.entries.get(b); ok {
-		p.h.remove(&e.it)
-		p.entries.remove(e)
+func (p *ReuseLRU) Forget(b *Block) { p.drop(b) }
+
+// lifetimes is the state reuse_lru and reuse_req share: the resident
+// blocks' entries in a min-heap of keys, the mean eviction age, the
+// capacity and the access clock.
+type lifetimes struct {
+	h       minHeap
+	entries entryTable[rlEntry, *rlEntry]
+	evAge   evictionAge
+	cap     blockCap
+	clock   int64
+}
+
+// push puts a newly admitted entry, keyed, in the heap.
+func (l *lifetimes) push(e *rlEntry) {
+	if l.h.len() == 0 {
+		l.h.quad = true
 	}
+	l.h.push(&e.it)
+	l.cap.observe(l.entries.len())
+}
+
+// Evict removes b and counts its age in the mean eviction age.
+func (l *lifetimes) Evict(b *Block, _ Time) {
+	e, ok := l.entries.get(b)
+	if !ok {
+		return
+	}
+	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
+	l.h.remove(&e.it)
+	l.entries.remove(e)
 }
 
 // Victim returns the block of the smallest key.
-func (p *ReuseLRU) Victim(Time) (*Block, bool) {
-	if it := p.h.min(); it != nil {
+func (l *lifetimes) Victim(Time) (*Block, bool) {
+	if it := l.h.min(); it != nil {
 		return it.b, true
 	}
 	return nil, false
 }
 
 // Len returns the number of resident blocks.
-func (p *ReuseLRU) Len() int { return p.entries.len() }
+func (l *lifetimes) Len() int { return l.entries.len() }
+
+// drop removes b's entry, if it has one.
+func (l *lifetimes) drop(b *Block) {
+	if e, ok := l.entries.get(b); ok {
+		l.h.remove(&e.it)
+		l.entries.remove(e)
+	}
+}
+
+// classCounts are the accesses and the labelled reuses of each class of
+// reuse_lru or reuse_req, halved every window capacities of accesses.
+type classCounts struct {
+	reuse, total []float64
+	sumR, sumT   float64
+	window       float64
+	sinceHf      int64 // accesses since the counts last halved
+}
+
+func newClassCounts(classes int, window float64) classCounts {
+	return classCounts{reuse: make([]float64, classes), total: make([]float64, classes), window: window}
+}
+
+// Prob returns the learned probability that an access of class c is
+// followed by another (reuse_req: within its horizon), and the same over
+// all classes. A class's estimate starts from the overall one (as two
+// accesses' worth of evidence), so a class seen rarely ranks as under LRU.
+func (k *classCounts) Prob(c int) (class, all float64) {
+	all = (k.sumR + 1) / (k.sumT + 2)
+	return (k.reuse[c] + 2*all) / (k.total[c] + 2), all
+}
+
+// decay halves the counts every window capacities of accesses.
+func (k *classCounts) decay(capacity int) {
+	k.sinceHf++
+	if float64(k.sinceHf) < k.window*float64(capacity) {
+		return
+	}
+	k.sinceHf = 0
+	for i := range k.reuse {
+		k.reuse[i] /= 2
+		k.total[i] /= 2
+	}
+	k.sumR /= 2
+	k.sumT /= 2
+}
 
 // evictionAge is the moving mean age of evicted blocks, in accesses, by
 // which reuse_lru and reuse_req scale a block's lifetime.

@@ -63,18 +63,9 @@ const reqClasses = reqNewBuckets * reuseClasses
 // a ghost then, unless its Block was reused for another ID; the ghost
 // expires with the horizon.
 type ReuseReq struct {
-	h       minHeap
-	entries entryTable[rlEntry, *rlEntry]
-	reuse   [reqClasses]float64
-	total   [reqClasses]float64
-	sumR    float64
-	sumT    float64
-	evAge   evictionAge
-	cap     blockCap
-	window  float64
+	lifetimes
+	classCounts
 	horizon float64
-	clock   int64
-	sinceHf int64
 	ghosts  map[BlockID]reqGhost
 	swept   int64 // step of the last ghost sweep
 	req     reqState
@@ -110,7 +101,7 @@ type reqAccess struct {
 // NewReuseReq returns an empty policy whose counts halve every window
 // capacities of accesses and whose labels look horizon capacities ahead.
 func NewReuseReq(window, horizon float64, env Env) *ReuseReq {
-	return &ReuseReq{cap: newBlockCap(env), window: window, horizon: horizon, ghosts: map[BlockID]reqGhost{},
+	return &ReuseReq{lifetimes: lifetimes{cap: newBlockCap(env)}, classCounts: newClassCounts(reqClasses, window), horizon: horizon, ghosts: map[BlockID]reqGhost{},
 		req: reqState{last: map[BlockID]int{}}}
 }
 
@@ -124,13 +115,6 @@ func reqClass(front bool, reads int64, newBlks int) uint8 {
 		c += reuseReadBuckets
 	}
 	return uint8(c)
-}
-
-// Prob returns the learned probability that an access of class c is
-// followed by another within the horizon, and the same over all classes.
-func (p *ReuseReq) Prob(c int) (class, all float64) {
-	all = (p.sumR + 1) / (p.sumT + 2)
-	return (p.reuse[c] + 2*all) / (p.total[c] + 2), all
 }
 
 // Access learns from the access, ends the previous request if b belongs
@@ -166,7 +150,7 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 	front := frontier(&b.Meta)
 	p.req.last[b.ID] = len(p.req.pending)
 	p.req.pending = append(p.req.pending, reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
-	p.decay()
+	p.decay(p.cap.get())
 	p.sweep()
 	if resident {
 		e.class = reqClass(front, reads, p.req.newBlks)

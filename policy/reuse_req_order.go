@@ -31,21 +31,6 @@ func (p *ReuseReq) finish() {
 	clear(p.req.last)
 }
 
-// decay halves the counts every window capacities of accesses.
-func (p *ReuseReq) decay() {
-	p.sinceHf++
-	if float64(p.sinceHf) < p.window*float64(p.cap.get()) {
-		return
-	}
-	p.sinceHf = 0
-	for i := range p.reuse {
-		p.reuse[i] /= 2
-		p.total[i] /= 2
-	}
-	p.sumR /= 2
-	p.sumT /= 2
-}
-
 // sweep drops the ghosts older than the horizon, every horizon
 // capacities of accesses (so the map holds at most two horizons of
 // accesses' blocks).
@@ -78,40 +63,11 @@ func (p *ReuseReq) Admit(b *Block, _ Time) {
 	reads := max(int64(b.Meta.RefCount), 1)
 	e.class = reqClass(frontier(&b.Meta), reads, p.req.newBlks)
 	p.place(e, p.clock)
-	if p.h.len() == 0 {
-		p.h.quad = true
-	}
-	p.h.push(&e.it)
-	p.cap.observe(p.entries.len())
-}
-
-// Evict removes b and counts its age in the mean eviction age.
-func (p *ReuseReq) Evict(b *Block, _ Time) {
-	e, ok := p.entries.get(b)
-	if !ok {
-		return
-	}
-	p.evAge.observe(float64(p.clock-e.it.last), p.cap.get())
-	p.h.remove(&e.it)
-	p.entries.remove(e)
+	p.push(e)
 }
 
 // Forget removes b and its ghost.
 func (p *ReuseReq) Forget(b *Block) {
-	if e, ok := p.entries.get(b); ok {
-		p.h.remove(&e.it)
-		p.entries.remove(e)
-	}
+	p.drop(b)
 	delete(p.ghosts, b.ID)
 }
-
-// Victim returns the block of the smallest key.
-func (p *ReuseReq) Victim(Time) (*Block, bool) {
-	if it := p.h.min(); it != nil {
-		return it.b, true
-	}
-	return nil, false
-}
-
-// Len returns the number of resident blocks.
-func (p *ReuseReq) Len() int { return p.entries.len() }
