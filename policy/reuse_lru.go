@@ -92,13 +92,7 @@ func reuseClass(m *Meta, reads int64) uint8 {
 
 // Access learns from the access and moves a resident block to its new key.
 func (p *ReuseLRU) Access(b *Block, _ Time) {
-	p.clock++
-	e, resident := p.entries.get(b)
-	reads := int64(b.Meta.RefCount)
-	if resident {
-		e.it.freq++
-		reads = max(reads, int64(e.it.freq))
-	}
+	e, resident, reads := p.touch(b)
 	if resident || b.Meta.RefCount >= 2 {
 		prev := reuseClass(&Meta{}, int64(b.Meta.RefCount-1))
 		if resident {
@@ -159,6 +153,20 @@ type lifetimes struct {
 	evAge   evictionAge
 	cap     blockCap
 	clock   int64
+}
+
+// touch counts an access of b: the clock, and a resident block's reads.
+// It returns b's entry, whether it is resident, and its reads so far (the
+// larger of Meta.RefCount and the reads counted while resident).
+func (l *lifetimes) touch(b *Block) (*rlEntry, bool, int64) {
+	l.clock++
+	e, resident := l.entries.get(b)
+	reads := int64(b.Meta.RefCount)
+	if resident {
+		e.it.freq++
+		reads = max(reads, int64(e.it.freq))
+	}
+	return e, resident, reads
 }
 
 // push puts a newly admitted entry, keyed, in the heap.

@@ -124,13 +124,7 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 		p.finish()
 		p.req.seq = b.Meta.Seq
 	}
-	p.clock++
-	e, resident := p.entries.get(b)
-	reads := int64(b.Meta.RefCount)
-	if resident {
-		e.it.freq++
-		reads = max(reads, int64(e.it.freq))
-	}
+	e, resident, reads := p.touch(b)
 	if g, ok := p.ghosts[b.ID]; ok {
 		// A ghost labels one access: deleted when read, so the later
 		// accesses of the block in this request (whose ghosts are written
