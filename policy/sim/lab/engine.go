@@ -202,7 +202,7 @@ func (e *engine) evict(t, page int) {
 		e.leftFast(page)
 	}
 	if t+1 >= len(e.tiers) {
-		e.move(t, -1, page, size, sim.MoveDrop)
+		e.move(t, -1, page, size, e.evictReason(t))
 		return
 	}
 	e.makeRoom(t+1, page)

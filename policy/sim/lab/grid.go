@@ -134,7 +134,7 @@ func (g Grid) runCell(h sim.Hierarchy, sc, qn string, seed int64, specs []Spec) 
 
 // SimGrid describes the grid as a simulator grid, for artifact metadata.
 func (g Grid) SimGrid() sim.Grid {
-	sg := sim.Grid{Name: g.Name, Preset: "kvlab", Mode: "lab", Scenarios: g.Scenarios, Quants: g.Quants, Seeds: g.Seeds}
+	sg := sim.Grid{Name: g.Name, Preset: "kvlab", Mode: sim.ModeLab, Scenarios: g.Scenarios, Quants: g.Quants, Seeds: g.Seeds}
 	for _, p := range g.Policies {
 		sg.Policies = append(sg.Policies, sim.Sweep{Name: p})
 	}
@@ -184,7 +184,7 @@ func ParseWorkload(spec string) (Workload, error) {
 // parameters, or kvtier:SPEC), its workloads lab workload specs
 // (ParseWorkload), its preset kvlab or empty.
 func GridFromSim(sg sim.Grid) (Grid, error) {
-	if sg.Mode != "lab" || (sg.Preset != "" && sg.Preset != "kvlab") {
+	if sg.Mode != sim.ModeLab || (sg.Preset != "" && sg.Preset != "kvlab") {
 		return Grid{}, fmt.Errorf("%w: grid %q: want mode lab and preset kvlab", sim.ErrBadConfig, sg.Name)
 	}
 	g := Grid{Name: sg.Name, Policies: sg.Specs(), Scenarios: sg.Scenarios, Quants: sg.Quants, Seeds: sg.Seeds}

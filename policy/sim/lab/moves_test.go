@@ -57,7 +57,7 @@ func TestMoveLog(t *testing.T) {
 			if plain.MeanLatencyMs != logged.MeanLatencyMs || plain.Evictions != logged.Evictions {
 				t.Fatalf("logging changed the run: %+v, %+v", plain, logged)
 			}
-			checkMoves(t, rec.moves, logged)
+			checkMoves(t, rec.moves, logged, tt.model.LRUBelow)
 			if tt.prefetch > 0 && logged.PrefetchRequests == 0 {
 				t.Error("no prefetch issued: the prefetch moves went unchecked")
 			}
@@ -65,10 +65,14 @@ func TestMoveLog(t *testing.T) {
 	}
 }
 
-func checkMoves(t *testing.T, moves []sim.Move, r Result) {
+func checkMoves(t *testing.T, moves []sim.Move, r Result, lruBelow bool) {
 	t.Helper()
 	var intoFast, prefetched, out, bytes int64
+	last := len(r.PeakBytes) - 1
 	for _, m := range moves {
+		if want, ok := wantReason(m, last, lruBelow); ok && m.Reason != want {
+			t.Fatalf("move %+v: reason %v, want %v", m, m.Reason, want)
+		}
 		switch {
 		case m.To == 0 && m.Reason == sim.MovePrefetch:
 			prefetched++
@@ -89,4 +93,22 @@ func checkMoves(t *testing.T, moves []sim.Move, r Result) {
 		t.Errorf("moves: %d into tier 0, %d prefetched, %d out of a tier, %d bytes; run: %d misses, %d evictions, %d bytes, %d prefetches",
 			intoFast, prefetched, out, bytes, r.Misses, r.Evictions, r.BytesMoved, r.PrefetchRequests)
 	}
+}
+
+// wantReason is the reason a move out of a tier must have: a drop out of
+// the last tier, a cascade below tier 0 under LRUBelow, else the
+// policy's evict; a move from outside the hierarchy is a miss. ok is false
+// for moves into tier 0 (a miss or a prefetch, counted by checkMoves).
+func wantReason(m sim.Move, last int, lruBelow bool) (sim.MoveReason, bool) {
+	switch {
+	case m.From < 0:
+		return sim.MoveMiss, true
+	case m.To == 0:
+		return 0, false
+	case m.From == last:
+		return sim.MoveDrop, m.To == -1
+	case m.From > 0 && lruBelow:
+		return sim.MoveCascade, true
+	}
+	return sim.MoveEvict, true
 }

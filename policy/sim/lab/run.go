@@ -132,7 +132,7 @@ func Run(c Config) (Result, error) {
 // LRU reference, which stay zero.
 func (r Result) Sim() sim.Result {
 	return sim.Result{
-		Policy: r.Policy, Workload: r.Workload, Mode: "lab", Preset: "lab", Scenario: r.Scenario,
+		Policy: r.Policy, Workload: r.Workload, Mode: sim.ModeLab, Preset: "lab", Scenario: r.Scenario,
 		Quant: r.Quant, Seed: r.Seed, Accesses: r.Accesses, Hits: r.Hits, Misses: r.ColdMisses,
 		FastHitRatio: r.HitRatio, Evictions: r.Evictions, BytesDemand: r.DemandBytes,
 		BytesPrefetch: r.PrefetchBytes, PrefetchUseful: r.PrefetchUseful, PrefetchWasted: r.PrefetchWasted,
