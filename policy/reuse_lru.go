@@ -122,7 +122,7 @@ func (p *ReuseLRU) place(e *rlEntry) {
 
 // reserve allocates the heap slots and entries of n blocks at once; on an
 // empty policy only (kv_adaptive moving its residents to this expert).
-func (p *ReuseLRU) reserve(n int) {
+func (p *lifetimes) reserve(n int) {
 	if p.h.len() > 0 || n <= 0 {
 		return
 	}
