@@ -52,13 +52,11 @@ func parseState(b []byte) (stateFile, error) {
 	var st stateFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(&st)
-	if err == nil && dec.More() {
-		err = fmt.Errorf("data after the top-level object")
-		return st, corruptAt(b, dec.InputOffset(), err)
-	}
-	if err != nil {
+	if err := dec.Decode(&st); err != nil {
 		return st, corruptAt(b, jsonpos.Offset(err, dec.InputOffset()), err)
+	}
+	if line, col, ok := jsonpos.Trailing(dec, b); ok {
+		return st, fmt.Errorf("%w: line %d column %d: data after the top-level object", errCorruptState, line, col)
 	}
 	if st.Version != stateVersion {
 		return st, fmt.Errorf("%w: version %d, want %d", errCorruptState, st.Version, stateVersion)

@@ -91,15 +91,7 @@ func ParseTopology(b []byte) (*Topology, error) {
 	dec.DisallowUnknownFields()
 	var t Topology
 	if err := dec.Decode(&t); err != nil {
-		line, col := jsonpos.LineCol(b, dec.InputOffset())
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			line, col = jsonpos.LineCol(b, se.Offset)
-		case errors.As(err, &te):
-			line, col = jsonpos.LineCol(b, te.Offset)
-		}
+		line, col := jsonpos.LineCol(b, jsonpos.Offset(err, dec.InputOffset()))
 		return nil, &posError{line, col, err.Error()}
 	}
 	if line, col, ok := jsonpos.Trailing(dec, b); ok {
