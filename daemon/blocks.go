@@ -234,8 +234,3 @@ func (r *region) markThinkDone(i int) {
 
 // idOf is block i's policy.BlockID.
 func (r *region) idOf(i int) policy.BlockID { return blockID(r.id, i) }
-
-// needsBlock reports whether block i must be materialised as soon as it
-// is tracked: it is pinned (a slow pinned block is promoted by the next
-// plan, a fast one is never a victim).
-func (r *region) needsBlock(i int) bool { return r.pinnedAt(i) }

@@ -125,14 +125,14 @@ func (d *Daemon) insertLocked(r *region) error {
 
 // trackStepLocked hands blocks of r to the planner from r.tracked on,
 // for about trackStep at most: those that need a policy.Block at once
-// (needsBlock) are tracked, the other fast ones pooled (blocks.go).
+// (pinned) are tracked, the other fast ones pooled (blocks.go).
 func (d *Daemon) trackStepLocked(r *region) error {
 	deadline := time.Now().Add(trackStep)
 	now := d.now()
 	for r.tracked < r.blocks.len() {
 		i := r.tracked
 		switch {
-		case r.needsBlock(i):
+		case r.pinnedAt(i):
 			if _, err := d.materialiseLocked(r, i, now); err != nil {
 				return err
 			}

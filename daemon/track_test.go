@@ -81,7 +81,7 @@ func TestRegisterInSteps(t *testing.T) {
 }
 
 // checkTracked checks that the planner tracks the blocks among [0,
-// r.tracked) of r that need a policy.Block at once (needsBlock), and no
+// r.tracked) of r that need a policy.Block at once (pinned), and no
 // other (the first and last of each part), and counts the fast ones
 // among them (tracked or pooled) in the tier: r is the only region.
 func checkTracked(t *testing.T, d *Daemon, r *region) {
@@ -94,7 +94,7 @@ func checkTracked(t *testing.T, d *Daemon, r *region) {
 		if i >= r.blocks.len() {
 			continue
 		}
-		want := i < r.tracked && r.needsBlock(i)
+		want := i < r.tracked && r.pinnedAt(i)
 		if _, tracked := d.planner.Fast(r.idOf(i)); tracked != want {
 			t.Errorf("block %d: tracked %v, %d of %d blocks tracked", i, tracked, r.tracked, r.blocks.len())
 		}

@@ -143,8 +143,10 @@ type blockChange struct {
 // new pool. A recording that has seen the block records its new metadata
 // if it changed.
 func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, c blockChange, now policy.Time) error {
+	// Only a recording that has seen the block needs its old metadata.
+	seen := c.prev != nil && d.rec.knows(r.idOf(i))
 	var old policy.Meta
-	if c.prev != nil {
+	if seen {
 		old = c.prev.meta(i, c.prev.classOf(i))
 	}
 	wasPooled := !c.repool && r.pooled(i)
@@ -159,7 +161,7 @@ func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, c blockChange, now
 	case r.fast[i] && !wasPooled:
 		err = d.poolLocked(r, i)
 	}
-	if err == nil && c.prev != nil && d.rec.knows(r.idOf(i)) && r.metaOf(i) != old {
+	if err == nil && seen && r.metaOf(i) != old {
 		d.rec.updated(r, i, now)
 	}
 	return err
