@@ -129,12 +129,6 @@ func (f *simFlags) config() (sim.Config, error) {
 	if f.capacityBlocks > 0 {
 		mode = sim.ModeBlocks
 	}
-	if f.prefetch < 0 {
-		return sim.Config{}, usageError("--prefetch %d: want a number of blocks >= 0", f.prefetch)
-	}
-	if f.prefetch > 0 && mode != sim.ModeCache {
-		return sim.Config{}, usageError("--prefetch: cache mode only (this run is in %s mode)", mode)
-	}
 	q, err := sim.ParseQuant(f.quant)
 	if err != nil {
 		return sim.Config{}, usageError("--quant: %v", err)
@@ -147,7 +141,13 @@ func (f *simFlags) config() (sim.Config, error) {
 			return cfg, usageError("%v", err)
 		}
 	}
-	return cfg, f.overrideTiers(&cfg)
+	if err := f.overrideTiers(&cfg); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usageError("%v", err)
+	}
+	return cfg, nil
 }
 
 // overrideTiers applies --fast-bytes and --slow-bytes to tiers 0 and 1 of

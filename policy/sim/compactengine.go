@@ -37,7 +37,7 @@ func newCEngine(cfg *Config) (*cengine, bool, error) {
 	if cfg.Mode != ModeBlocks || cfg.Prefetch > 0 {
 		return nil, false, nil
 	}
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, false, err
 	}
 	env := cfg.env()

@@ -96,8 +96,8 @@ func (c *Config) epoch() int {
 	return c.Epoch
 }
 
-// validate checks the run's parameters.
-func (c *Config) validate() error {
+// Validate checks the run's parameters; every error wraps ErrBadConfig.
+func (c *Config) Validate() error {
 	switch {
 	case c.Mode > ModeBlocks:
 		return fmt.Errorf("%w: mode %d", ErrBadConfig, c.Mode)
@@ -107,6 +107,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: horizon = %d: want >= 0", ErrBadConfig, c.Horizon)
 	case c.Prefetch < 0:
 		return fmt.Errorf("%w: prefetch = %d: want >= 0", ErrBadConfig, c.Prefetch)
+	case c.Prefetch > 0 && c.Mode != ModeCache:
+		return fmt.Errorf("%w: prefetch = %d: cache mode only (this run is in %s mode)", ErrBadConfig, c.Prefetch, c.Mode)
 	case c.SampleRate < 0 || c.SampleRate > 1:
 		return fmt.Errorf("%w: sample rate = %g: want a share in (0,1]", ErrBadConfig, c.SampleRate)
 	case c.Epoch < 0 || c.MoveBlocks < 0 || c.MoveBytes < 0 || c.Cooldown < 0 || c.PromoteMin < 0:

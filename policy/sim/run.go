@@ -23,7 +23,7 @@ func Run(cfg Config, t *Trace) (res Result, err error) {
 }
 
 func run(cfg Config, t *Trace) (Result, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
 	res := Result{Policy: cfg.Policy, Workload: t.Name, Mode: cfg.Mode.String(), Quant: cfg.Quant.String(),

@@ -69,7 +69,7 @@ func TestTieringFreeDecodeAccounting(t *testing.T) {
 		{Policy: "lru", Hierarchy: freeDecodeTiers(t), Mode: ModeTiering, Epoch: 16},
 		{Policy: "arc", Hierarchy: freeDecodeTiers(t), Mode: ModeTiering, SampleRate: 0.5, Epoch: 64, Seed: 3},
 	} {
-		if err := cfg.validate(); err != nil {
+		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
 		s, err := newTiering(&cfg, tr)
