@@ -31,7 +31,7 @@ func newAblateCmd() *cobra.Command {
 			"hit_rate_vs_weight.svg, latency_vs_bytes.svg and failure_case.svg (the cell where the best\n" +
 			"regret_aware variant gains least over LRU). In the lab model summary.csv's misses are cold\n" +
 			"misses (the lab's miss_count, tier-0 misses, is in lab_results.csv) and its p99, re-promotion\n" +
-			"and utilisation fields are empty: that model does not measure them.\n\n" +
+			"and utilisation fields are empty (null in raw.json): that model does not measure them.\n\n" +
 			"Presets: regret (the seed study's ablation: lru, cost_aware and regret_aware at weights\n" +
 			"{1,6,12} x horizons {8,24,64}, medium and constrained, chat_continuation, periodic_reuse,\n" +
 			"adversarial_burst, seeds 7/42/91, prefetch off), baselines, quant, and lab: the same\n" +
