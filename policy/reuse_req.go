@@ -78,7 +78,8 @@ type ReuseReq struct {
 
 // reqState is the request being read: its Seq, its accesses so far, how
 // many of them read a block for the first time, the index in pending of
-// each block's last access and the blocks forgotten meanwhile.
+// each block's last access (a map kept only above reqScan accesses; below,
+// pending is scanned) and the blocks forgotten meanwhile.
 type reqState struct {
 	seq     uint64
 	newBlks int
@@ -134,15 +135,14 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 			p.sumR++
 		}
 	}
-	if i, ok := p.req.last[b.ID]; ok && float64(p.clock-p.req.pending[i].step) <= p.horizon*float64(p.cap.get()) {
+	if i, ok := p.req.lastOf(b.ID); ok && float64(p.clock-p.req.pending[i].step) <= p.horizon*float64(p.cap.get()) {
 		p.req.pending[i].reused = true // labelled in its class when the request ends
 	}
 	if b.Meta.RefCount <= 1 && !resident {
 		p.req.newBlks++
 	}
 	front := frontier(&b.Meta)
-	p.req.last[b.ID] = len(p.req.pending)
-	p.req.pending = append(p.req.pending, reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
+	p.req.add(reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
 	p.decay(p.cap.get())
 	p.sweep()
 	p.expire()

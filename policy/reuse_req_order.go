@@ -28,7 +28,9 @@ func (p *ReuseReq) finish() {
 	}
 	p.req.pending = p.req.pending[:0]
 	p.req.newBlks = 0
-	clear(p.req.last)
+	if len(p.req.last) > 0 {
+		clear(p.req.last)
+	}
 	clear(p.req.forgot)
 }
 
@@ -90,10 +92,42 @@ func (p *ReuseReq) Forget(b *Block) {
 	if len(p.orphans) > 0 {
 		delete(p.orphans, b.ID)
 	}
-	if _, ok := p.req.last[b.ID]; ok {
+	if _, ok := p.req.lastOf(b.ID); ok {
 		if p.req.forgot == nil {
 			p.req.forgot = map[*Block]struct{}{}
 		}
 		p.req.forgot[b] = struct{}{}
+	}
+}
+
+// reqScan is the most accesses of a request found by scanning pending:
+// most requests are shorter, and a scan of a few entries costs less than
+// writing and clearing a map per request.
+const reqScan = 16
+
+// lastOf returns the index in pending of id's last access, if any.
+func (r *reqState) lastOf(id BlockID) (int, bool) {
+	if len(r.pending) > reqScan {
+		i, ok := r.last[id]
+		return i, ok
+	}
+	for i := len(r.pending) - 1; i >= 0; i-- {
+		if r.pending[i].id == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// add appends an access, indexing pending once it outgrows a scan.
+func (r *reqState) add(a reqAccess) {
+	r.pending = append(r.pending, a)
+	switch n := len(r.pending); {
+	case n == reqScan+1:
+		for i := range r.pending {
+			r.last[r.pending[i].id] = i
+		}
+	case n > reqScan+1:
+		r.last[a.id] = n - 1
 	}
 }
