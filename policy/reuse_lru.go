@@ -62,10 +62,15 @@ type ReuseLRU struct {
 	classCounts
 }
 
-// rlEntry is a resident block's state: its heap item and class.
+// rlEntry is a tracked block's state: its heap item and class. reuse_req
+// also keeps the entry of a block no longer resident (gone) while it has
+// a ghost (the index of its slot in reqGhosts, 0 none); both fit in the
+// padding after class.
 type rlEntry struct {
 	it    item
 	class uint8
+	gone  bool
+	ghost int32
 }
 
 func (e *rlEntry) slotBlock() *Block { return e.it.b }
@@ -121,7 +126,7 @@ func (p *ReuseLRU) place(e *rlEntry) {
 }
 
 // reserve allocates the heap slots and entries of n blocks at once; on an
-// empty policy only (kv_adaptive moving its residents to this expert).
+// empty policy only (kv_adaptive handing its residents to this expert).
 func (p *lifetimes) reserve(n int) {
 	if p.h.len() > 0 || n <= 0 {
 		return
@@ -145,22 +150,26 @@ func (p *ReuseLRU) Admit(b *Block, _ Time) {
 func (p *ReuseLRU) Forget(b *Block) { p.drop(b) }
 
 // lifetimes is the state reuse_lru and reuse_req share: the resident
-// blocks' entries in a min-heap of keys, the mean eviction age, the
-// capacity and the access clock.
+// blocks' entries in a min-heap of keys (and reuse_req's entries kept for
+// a ghost, idle of them), the mean eviction age, the capacity and the
+// access clock.
 type lifetimes struct {
 	h       minHeap
 	entries entryTable[rlEntry, *rlEntry]
+	idle    int // entries of blocks no longer resident (gone)
 	evAge   evictionAge
 	cap     blockCap
 	clock   int64
 }
 
 // touch counts an access of b: the clock, and a resident block's reads.
-// It returns b's entry, whether it is resident, and its reads so far (the
-// larger of Meta.RefCount and the reads counted while resident).
+// It returns b's entry (nil if untracked, possibly gone), whether it is
+// resident, and its reads so far (the larger of Meta.RefCount and the
+// reads counted while resident).
 func (l *lifetimes) touch(b *Block) (*rlEntry, bool, int64) {
 	l.clock++
-	e, resident := l.entries.get(b)
+	e, ok := l.entries.get(b)
+	resident := ok && !e.gone
 	reads := int64(b.Meta.RefCount)
 	if resident {
 		e.it.freq++
@@ -175,17 +184,23 @@ func (l *lifetimes) push(e *rlEntry) {
 		l.h.quad = true
 	}
 	l.h.push(&e.it)
-	l.cap.observe(l.entries.len())
+	l.cap.observe(l.Len())
 }
 
-// Evict removes b and counts its age in the mean eviction age.
+// Evict removes b and counts its age in the mean eviction age. An entry
+// with a ghost stays, gone, until the ghost is read or dies.
 func (l *lifetimes) Evict(b *Block, _ Time) {
 	e, ok := l.entries.get(b)
-	if !ok {
+	if !ok || e.gone {
 		return
 	}
 	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
 	l.h.remove(&e.it)
+	if e.ghost != 0 {
+		e.gone = true
+		l.idle++
+		return
+	}
 	l.entries.remove(e)
 }
 
@@ -198,14 +213,21 @@ func (l *lifetimes) Victim(Time) (*Block, bool) {
 }
 
 // Len returns the number of resident blocks.
-func (l *lifetimes) Len() int { return l.entries.len() }
+func (l *lifetimes) Len() int { return l.entries.len() - l.idle }
 
-// drop removes b's entry, if it has one.
+// drop removes b's entry, if it has one (reuse_req frees its ghost
+// first).
 func (l *lifetimes) drop(b *Block) {
-	if e, ok := l.entries.get(b); ok {
-		l.h.remove(&e.it)
-		l.entries.remove(e)
+	e, ok := l.entries.get(b)
+	if !ok {
+		return
 	}
+	if e.gone {
+		l.idle--
+	} else {
+		l.h.remove(&e.it)
+	}
+	l.entries.remove(e)
 }
 
 // classCounts are the accesses and the labelled reuses of each class of

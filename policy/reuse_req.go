@@ -56,35 +56,36 @@ const reqClasses = reqNewBuckets * reuseClasses
 // E x p(class)/p̄.
 //
 // State: one entry per resident block, one ghost per block accessed
-// within the horizon (a map swept every horizon capacities), the class
-// counts and the current request's accesses (with a map from each block
-// to its last access there, at most reqMaxPending entries). A block
-// forgotten before its request ends (a freed decode block) still leaves
-// a ghost then, unless its Block was reused for another ID; the ghost
-// expires with the horizon.
+// within the horizon (in reqGhosts, a slot the block's entry points to;
+// the entry of a block no longer resident is kept while its ghost lives),
+// the class counts and the current request's accesses (with a map from
+// each block to its last access there, at most reqMaxPending entries). A
+// block forgotten before its request ends (a freed decode block) still
+// leaves a ghost then, by ID in a small map (orphans) since its *Block may
+// come back as another one, unless its Block was reused for another ID;
+// the ghost expires with the horizon.
 type ReuseReq struct {
 	lifetimes
 	classCounts
 	horizon float64
-	ghosts  map[BlockID]reqGhost
-	swept   int64 // step of the last ghost sweep
+	ghosts  reqGhosts
+	orphans map[BlockID]reqGhost // ghosts of blocks forgotten during their request
+	swept   int64                // step of the last sweep
+	cutoff  int64                // the last sweep's step minus the horizon (see dead)
+	sweeps  uint32               // sweeps so far
 	req     reqState
 }
 
-// reqGhost is the class and step of a block's last access.
-type reqGhost struct {
-	step  int64
-	class uint8
-}
-
 // reqState is the request being read: its Seq, its accesses so far, how
-// many of them read a block for the first time and the index in pending
-// of each block's last access.
+// many of them read a block for the first time, the index in pending of
+// each block's last access (a map kept only above reqScan accesses; below,
+// pending is scanned) and the blocks forgotten meanwhile.
 type reqState struct {
 	seq     uint64
 	newBlks int
 	pending []reqAccess
 	last    map[BlockID]int
+	forgot  map[*Block]struct{}
 }
 
 // reqAccess is one access of the current request; reused when the
@@ -101,7 +102,7 @@ type reqAccess struct {
 // NewReuseReq returns an empty policy whose counts halve every window
 // capacities of accesses and whose labels look horizon capacities ahead.
 func NewReuseReq(window, horizon float64, env Env) *ReuseReq {
-	return &ReuseReq{lifetimes: lifetimes{cap: newBlockCap(env)}, classCounts: newClassCounts(reqClasses, window), horizon: horizon, ghosts: map[BlockID]reqGhost{},
+	return &ReuseReq{lifetimes: lifetimes{cap: newBlockCap(env)}, classCounts: newClassCounts(reqClasses, window), horizon: horizon,
 		req: reqState{last: map[BlockID]int{}}}
 }
 
@@ -125,27 +126,26 @@ func (p *ReuseReq) Access(b *Block, _ Time) {
 		p.req.seq = b.Meta.Seq
 	}
 	e, resident, reads := p.touch(b)
-	if g, ok := p.ghosts[b.ID]; ok {
+	if g, ok := p.takeGhost(b, e); ok {
 		// A ghost labels one access: deleted when read, so the later
 		// accesses of the block in this request (whose ghosts are written
 		// only when it ends) do not count the same earlier access again.
-		delete(p.ghosts, b.ID)
 		if float64(p.clock-g.step) <= p.horizon*float64(p.cap.get()) {
 			p.reuse[g.class]++
 			p.sumR++
 		}
 	}
-	if i, ok := p.req.last[b.ID]; ok && float64(p.clock-p.req.pending[i].step) <= p.horizon*float64(p.cap.get()) {
+	if i, ok := p.req.lastOf(b.ID); ok && float64(p.clock-p.req.pending[i].step) <= p.horizon*float64(p.cap.get()) {
 		p.req.pending[i].reused = true // labelled in its class when the request ends
 	}
 	if b.Meta.RefCount <= 1 && !resident {
 		p.req.newBlks++
 	}
 	front := frontier(&b.Meta)
-	p.req.last[b.ID] = len(p.req.pending)
-	p.req.pending = append(p.req.pending, reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
+	p.req.add(reqAccess{b: b, id: b.ID, step: p.clock, reads: reads, front: front})
 	p.decay(p.cap.get())
 	p.sweep()
+	p.expire()
 	if resident {
 		e.class = reqClass(front, reads, p.req.newBlks)
 		p.place(e, p.clock)
