@@ -91,27 +91,16 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	if o.preset == "lab-sweep" && o.config == "" {
 		return runLabSweep(cmd, lo)
 	}
-	var g sim.Grid
-	var err error
-	switch {
-	case o.config != "" && o.presetSet:
-		return usageError("give --preset or --config, not both")
-	case o.config != "":
-		g, err = sim.LoadGrid(o.config)
-	default:
-		if g, err = sim.GridPreset(o.preset); err != nil {
-			return usageError("--preset %q: want regret, baselines, quant, lab or lab-sweep", o.preset)
-		}
+	g, err := ablateGrid(o)
+	if err != nil {
+		return err
 	}
-	if err == nil && g.Mode == "lab" {
+	if g.Mode == sim.ModeLab {
 		lg, err := lab.GridFromSim(g)
 		if err != nil {
 			return usageError("%v", err)
 		}
 		return runLabAblate(cmd, lg, lo)
-	}
-	if err != nil {
-		return usageError("%v", err)
 	}
 	if o.check != "" || o.decompose || o.prefetch != 0 || o.moveLog != "" {
 		return usageError("--check, --decompose, --prefetch and --move-log need --preset lab or a grid file with mode lab")
@@ -143,6 +132,26 @@ func runAblate(cmd *cobra.Command, o ablateOptions) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "grid %s: %d runs in %.3fs, %d files in %s\n",
 		g.Name, len(rs), elapsed.Seconds(), len(files), strings.Join(nonEmpty(o.outDir, o.plots), " and "))
 	return nil
+}
+
+// ablateGrid returns the grid of --config or --preset (not a lab
+// preset), or a usage error.
+func ablateGrid(o ablateOptions) (sim.Grid, error) {
+	switch {
+	case o.config != "" && o.presetSet:
+		return sim.Grid{}, usageError("give --preset or --config, not both")
+	case o.config != "":
+		g, err := sim.LoadGrid(o.config)
+		if err != nil {
+			return sim.Grid{}, usageError("%v", err)
+		}
+		return g, nil
+	}
+	g, err := sim.GridPreset(o.preset)
+	if err != nil {
+		return sim.Grid{}, usageError("--preset %q: want regret, baselines, quant, lab or lab-sweep", o.preset)
+	}
+	return g, nil
 }
 
 // writeAblation writes the artifacts into outDir and the study plots into
