@@ -99,6 +99,9 @@ func (t *raTable) get(b *Block) *raRec {
 	if r, ok := b.slot.(*raRec); ok && r.id == b.ID && t.owns(r) {
 		return r
 	}
+	if r, ok := lentValue(b).(*raRec); ok && r.id == b.ID && t.owns(r) {
+		return r
+	}
 	if len(t.over) == 0 {
 		return nil
 	}
@@ -132,8 +135,7 @@ func (t *raTable) add(b *Block) *raRec {
 	r := t.rec(i)
 	r.idx, r.id, r.expired = i, b.ID, [2]bool{}
 	t.n++
-	if b.slot == nil {
-		b.slot = r
+	if takeSlot(b, r) {
 		return r
 	}
 	if t.over == nil {
@@ -150,9 +152,7 @@ func (t *raTable) release(r *raRec) {
 		return
 	}
 	b := t.blocks[r.idx]
-	if b.slot == any(r) {
-		b.slot = nil
-	} else {
+	if !dropSlot(b, r) {
 		delete(t.over, b.ID)
 	}
 	t.blocks[r.idx] = nil

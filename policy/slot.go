@@ -8,8 +8,64 @@ package policy
 // state in a map instead. A policy only trusts a slot that holds its own
 // state for that very *Block, so a slot left behind by a discarded policy
 // or a copied Block value is ignored, never misread. nodeTable (list
-// policies) and entryTable (table.go: heap and ghost-keeping policies)
-// implement this.
+// policies), entryTable (table.go: heap and ghost-keeping policies) and
+// raTable (regret policies) implement this.
+//
+// A wrapper that sees every block its inner policy sees (Streaming) holds
+// the slot and lends a second one through its entry (slotLender): the
+// tables look in the lent slot when the block's own holds another's state,
+// so the inner policy finds its state without a map too.
+
+// slotLender is a policy entry that holds a block's slot and lends a
+// second slot to another policy tracking the same block.
+type slotLender interface {
+	lentSlot() *any
+}
+
+// spareSlot returns the slot lent by the holder of b's slot, or nil.
+func spareSlot(b *Block) *any {
+	if l, ok := b.slot.(slotLender); ok {
+		return l.lentSlot()
+	}
+	return nil
+}
+
+// lentValue returns what the slot lent by the holder of b's slot holds,
+// or nil.
+func lentValue(b *Block) any {
+	if s := spareSlot(b); s != nil {
+		return *s
+	}
+	return nil
+}
+
+// takeSlot puts v in b's slot, or in the slot lent by its holder, if that
+// is free, and reports whether it did.
+func takeSlot(b *Block, v any) bool {
+	if b.slot == nil {
+		b.slot = v
+		return true
+	}
+	if s := spareSlot(b); s != nil && *s == nil {
+		*s = v
+		return true
+	}
+	return false
+}
+
+// dropSlot empties the slot of b (its own or the lent one) that holds v
+// and reports whether one did.
+func dropSlot(b *Block, v any) bool {
+	if b.slot == v {
+		b.slot = nil
+		return true
+	}
+	if s := spareSlot(b); s != nil && *s == v {
+		*s = nil
+		return true
+	}
+	return false
+}
 
 // nodeChunk is the number of nodes a nodeTable allocates at once.
 const nodeChunk = 256
@@ -31,6 +87,9 @@ func (t *nodeTable) get(b *Block) (*node, bool) {
 	if n, ok := b.slot.(*node); ok && n.owner == t && n.b == b {
 		return n, true
 	}
+	if n, ok := lentValue(b).(*node); ok && n.owner == t && n.b == b {
+		return n, true
+	}
 	if len(t.over) == 0 {
 		return nil, false
 	}
@@ -43,8 +102,7 @@ func (t *nodeTable) add(b *Block) *node {
 	n := t.alloc()
 	*n = node{b: b, owner: t}
 	t.n++
-	if b.slot == nil {
-		b.slot = n
+	if takeSlot(b, n) {
 		return n
 	}
 	if t.over == nil {
@@ -57,9 +115,7 @@ func (t *nodeTable) add(b *Block) *node {
 // remove stops tracking the block of n and recycles n.
 func (t *nodeTable) remove(n *node) {
 	b := n.b
-	if b.slot == any(n) {
-		b.slot = nil
-	} else {
+	if !dropSlot(b, n) {
 		delete(t.over, b.ID)
 	}
 	t.n--

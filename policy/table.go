@@ -32,6 +32,9 @@ func (t *entryTable[E, P]) get(b *Block) (P, bool) {
 			return e, true
 		}
 	}
+	if e, ok := lentValue(b).(P); ok && e.slotBlock() == b && e.slotOwner() == any(t) {
+		return e, true
+	}
 	if len(t.over) == 0 {
 		return nil, false
 	}
@@ -57,8 +60,7 @@ func (t *entryTable[E, P]) add(b *Block) P {
 	*e = zero
 	e.setSlot(b, t)
 	t.n++
-	if b.slot == nil {
-		b.slot = e
+	if takeSlot(b, e) {
 		return e
 	}
 	if t.over == nil {
@@ -72,9 +74,7 @@ func (t *entryTable[E, P]) add(b *Block) P {
 // readable until the next add.
 func (t *entryTable[E, P]) remove(e P) {
 	b := e.slotBlock()
-	if b.slot == any(e) {
-		b.slot = nil
-	} else {
+	if !dropSlot(b, e) {
 		delete(t.over, b.ID)
 	}
 	e.setSlot(b, nil)
