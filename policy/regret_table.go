@@ -96,10 +96,11 @@ func (t *raTable) rec(i uint32) *raRec {
 // when it is where this table keeps its index, and b's when it has b's
 // ID (a copy of a Block is the same block, as in a map by ID).
 func (t *raTable) get(b *Block) *raRec {
-	if r, ok := b.slot.(*raRec); ok && r.id == b.ID && t.owns(r) {
-		return r
+	r, ok := b.slot.(*raRec)
+	if !ok {
+		r, ok = lentValue(b).(*raRec)
 	}
-	if r, ok := lentValue(b).(*raRec); ok && r.id == b.ID && t.owns(r) {
+	if ok && r.id == b.ID && t.owns(r) {
 		return r
 	}
 	if len(t.over) == 0 {
@@ -135,7 +136,11 @@ func (t *raTable) add(b *Block) *raRec {
 	r := t.rec(i)
 	r.idx, r.id, r.expired = i, b.ID, [2]bool{}
 	t.n++
-	if takeSlot(b, r) {
+	if b.slot == nil {
+		b.slot = r
+		return r
+	}
+	if lend(b, r) {
 		return r
 	}
 	if t.over == nil {
@@ -152,7 +157,9 @@ func (t *raTable) release(r *raRec) {
 		return
 	}
 	b := t.blocks[r.idx]
-	if !dropSlot(b, r) {
+	if b.slot == any(r) {
+		b.slot = nil
+	} else if !unlend(b, r) {
 		delete(t.over, b.ID)
 	}
 	t.blocks[r.idx] = nil

@@ -12,56 +12,36 @@ package policy
 // raTable (regret policies) implement this.
 //
 // A wrapper that sees every block its inner policy sees (Streaming) holds
-// the slot and lends a second one through its entry (slotLender): the
-// tables look in the lent slot when the block's own holds another's state,
-// so the inner policy finds its state without a map too.
-
-// slotLender is a policy entry that holds a block's slot and lends a
-// second slot to another policy tracking the same block.
-type slotLender interface {
-	lentSlot() *any
-}
-
-// spareSlot returns the slot lent by the holder of b's slot, or nil.
-func spareSlot(b *Block) *any {
-	if l, ok := b.slot.(slotLender); ok {
-		return l.lentSlot()
-	}
-	return nil
-}
+// the slot and lends a second one through its entry (streamEntry.lent):
+// the tables look in the lent slot when the block's own holds another's
+// state, so the inner policy finds its state without a map too. The lender
+// is one concrete type, so that the lookups stay small enough to inline.
 
 // lentValue returns what the slot lent by the holder of b's slot holds,
 // or nil.
 func lentValue(b *Block) any {
-	if s := spareSlot(b); s != nil {
-		return *s
+	if l, ok := b.slot.(*streamEntry); ok {
+		return l.lent
 	}
 	return nil
 }
 
-// takeSlot puts v in b's slot, or in the slot lent by its holder, if that
-// is free, and reports whether it did.
-func takeSlot(b *Block, v any) bool {
-	if b.slot == nil {
-		b.slot = v
-		return true
-	}
-	if s := spareSlot(b); s != nil && *s == nil {
-		*s = v
+// lend puts v in the slot lent by the holder of b's slot, if there is one
+// and it is free, and reports whether it did. Tables call it when b's own
+// slot is taken.
+func lend(b *Block, v any) bool {
+	if l, ok := b.slot.(*streamEntry); ok && l.lent == nil {
+		l.lent = v
 		return true
 	}
 	return false
 }
 
-// dropSlot empties the slot of b (its own or the lent one) that holds v
-// and reports whether one did.
-func dropSlot(b *Block, v any) bool {
-	if b.slot == v {
-		b.slot = nil
-		return true
-	}
-	if s := spareSlot(b); s != nil && *s == v {
-		*s = nil
+// unlend empties the slot lent by the holder of b's slot if it holds v,
+// and reports whether it did.
+func unlend(b *Block, v any) bool {
+	if l, ok := b.slot.(*streamEntry); ok && l.lent == v {
+		l.lent = nil
 		return true
 	}
 	return false
@@ -84,16 +64,17 @@ type nodeTable struct {
 
 // get returns the node of b, if b is tracked.
 func (t *nodeTable) get(b *Block) (*node, bool) {
-	if n, ok := b.slot.(*node); ok && n.owner == t && n.b == b {
-		return n, true
+	n, ok := b.slot.(*node)
+	if !ok {
+		n, ok = lentValue(b).(*node)
 	}
-	if n, ok := lentValue(b).(*node); ok && n.owner == t && n.b == b {
+	if ok && n.owner == t && n.b == b {
 		return n, true
 	}
 	if len(t.over) == 0 {
 		return nil, false
 	}
-	n, ok := t.over[b.ID]
+	n, ok = t.over[b.ID]
 	return n, ok
 }
 
@@ -102,20 +83,32 @@ func (t *nodeTable) add(b *Block) *node {
 	n := t.alloc()
 	*n = node{b: b, owner: t}
 	t.n++
-	if takeSlot(b, n) {
+	if b.slot == nil {
+		b.slot = n
 		return n
+	}
+	t.keep(b, n)
+	return n
+}
+
+// keep records node n of b, whose own slot is taken: in the slot lent by
+// its holder if free, else in the map.
+func (t *nodeTable) keep(b *Block, n *node) {
+	if lend(b, n) {
+		return
 	}
 	if t.over == nil {
 		t.over = map[BlockID]*node{}
 	}
 	t.over[b.ID] = n
-	return n
 }
 
 // remove stops tracking the block of n and recycles n.
 func (t *nodeTable) remove(n *node) {
 	b := n.b
-	if !dropSlot(b, n) {
+	if b.slot == any(n) {
+		b.slot = nil
+	} else if !unlend(b, n) {
 		delete(t.over, b.ID)
 	}
 	t.n--

@@ -13,9 +13,6 @@ type streamEntry struct {
 	state uint8
 }
 
-// lentSlot returns the slot e lends (see slotLender).
-func (e *streamEntry) lentSlot() *any { return &e.lent }
-
 // streamTable finds the streamEntry of a resident block: through the
 // block's slot when this table holds it, else through a map. Entries come
 // from chunks and are recycled, so admitting a block allocates nothing in
@@ -55,7 +52,7 @@ func (t *streamTable) add(b *Block) *streamEntry {
 	}
 	*e = streamEntry{b: b, owner: t}
 	t.n++
-	if _, lender := b.slot.(slotLender); !lender {
+	if _, lender := b.slot.(*streamEntry); !lender {
 		e.lent, b.slot = b.slot, e
 		return e
 	}
