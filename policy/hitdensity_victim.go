@@ -94,7 +94,7 @@ func (p *HitDensity) touchGhost() int64 {
 		return 0
 	}
 	old := p.gorder.back()
-	t := old.prev.at // the root when old is the only ghost
+	t := old.prev.at       // the root when old is the only ghost
 	if old.b.slot == nil { // never taken: the load of the slot is the point
 		return t + 1
 	}
