@@ -37,10 +37,12 @@ const hdMaxRuns = 16
 
 // sample rates Samples of the n slots, in runs of hdRun adjacent ones
 // from uniformly drawn starts (wrapping at the end), and returns the
-// least. The starts are drawn hdMaxRuns at a time and their first slots
-// loaded before any is rated: the loads do not wait on one another's
-// misses (the rating's comparisons would make them), and the draws and
-// the order of rating are the same as one run at a time.
+// least. The starts are drawn hdMaxRuns at a time, then every cache line
+// of their runs is loaded before any is rated: the loads, issued back to
+// back, do not wait on one another's misses (the draws between them would
+// fill the processor's window, the rating's comparisons would serialise
+// them), and the draws and the order of rating are the same as one run at
+// a time.
 func (p *HitDensity) sample(n int) hdCand {
 	var best hdCand
 	var starts [hdMaxRuns]int32
@@ -48,17 +50,15 @@ func (p *HitDensity) sample(n int) hdCand {
 		runs := min((p.cfg.Samples-s+hdRun-1)/hdRun, hdMaxRuns)
 		touch := p.touchGhost()
 		for r := range runs {
-			j := p.rng.IntN(n)
-			starts[r] = int32(j)
-			touch += p.res[j].last
+			starts[r] = int32(p.rng.IntN(n))
+		}
+		for _, j := range starts[:runs] {
+			touch += p.touchRun(int(j), n)
 		}
 		p.touch = touch
 		for _, j := range starts[:runs] {
 			for k := range min(hdRun, p.cfg.Samples-s) {
-				i := int(j) + k
-				if i >= n {
-					i -= n
-				}
+				i := wrapSlot(int(j)+k, n)
 				if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
 					best = c
 				}
@@ -69,19 +69,36 @@ func (p *HitDensity) sample(n int) hdCand {
 	return best
 }
 
-// touchGhost loads the oldest ghost's entry and block, which the next
-// Evict drops when the ghosts are at capacity, so that their misses
-// overlap the samples' instead of following them; it returns a value
-// read for the sink.
+// touchRun loads the slots of res a run from j spans: its first, third
+// and last (hdRun = 4 slots of 32 bytes cover two or three cache lines, each
+// holding one of them); it returns a value read for the sink.
+func (p *HitDensity) touchRun(j, n int) int64 {
+	return p.res[j].last + p.res[wrapSlot(j+hdRun/2, n)].last + p.res[wrapSlot(j+hdRun-1, n)].last
+}
+
+// wrapSlot returns slot i of a ring of n slots, for i < 2n.
+func wrapSlot(i, n int) int {
+	if i >= n {
+		i -= n
+	}
+	return i
+}
+
+// touchGhost loads the oldest ghost's entry, its block and its newer
+// neighbour when the ghosts are at capacity: the next Evict drops the
+// ghost and relinks the neighbour, and their misses then overlap the
+// samples' instead of following them. It returns a value read for the
+// sink.
 func (p *HitDensity) touchGhost() int64 {
 	if p.gorder.len() < p.cap.get() {
 		return 0
 	}
 	old := p.gorder.back()
+	t := old.prev.at       // the root when old is the only ghost
 	if old.b.slot == nil { // never taken: the load of the slot is the point
-		return 1
+		return t + 1
 	}
-	return old.at
+	return t + old.at
 }
 
 // rate returns the hit density of the block in slot i.

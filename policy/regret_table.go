@@ -96,7 +96,11 @@ func (t *raTable) rec(i uint32) *raRec {
 // when it is where this table keeps its index, and b's when it has b's
 // ID (a copy of a Block is the same block, as in a map by ID).
 func (t *raTable) get(b *Block) *raRec {
-	if r, ok := b.slot.(*raRec); ok && r.id == b.ID && t.owns(r) {
+	r, ok := b.slot.(*raRec)
+	if !ok {
+		r, ok = lentValue(b).(*raRec)
+	}
+	if ok && r.id == b.ID && t.owns(r) {
 		return r
 	}
 	if len(t.over) == 0 {
@@ -136,6 +140,9 @@ func (t *raTable) add(b *Block) *raRec {
 		b.slot = r
 		return r
 	}
+	if lend(b, r) {
+		return r
+	}
 	if t.over == nil {
 		t.over = map[BlockID]uint32{}
 	}
@@ -152,7 +159,7 @@ func (t *raTable) release(r *raRec) {
 	b := t.blocks[r.idx]
 	if b.slot == any(r) {
 		b.slot = nil
-	} else {
+	} else if !unlend(b, r) {
 		delete(t.over, b.ID)
 	}
 	t.blocks[r.idx] = nil

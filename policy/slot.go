@@ -8,8 +8,44 @@ package policy
 // state in a map instead. A policy only trusts a slot that holds its own
 // state for that very *Block, so a slot left behind by a discarded policy
 // or a copied Block value is ignored, never misread. nodeTable (list
-// policies) and entryTable (table.go: heap and ghost-keeping policies)
-// implement this.
+// policies), entryTable (table.go: heap and ghost-keeping policies) and
+// raTable (regret policies) implement this.
+//
+// A wrapper that sees every block its inner policy sees (Streaming) holds
+// the slot and lends a second one through its entry (streamEntry.lent):
+// the tables look in the lent slot when the block's own holds another's
+// state, so the inner policy finds its state without a map too. The lender
+// is one concrete type, so that the lookups stay small enough to inline.
+
+// lentValue returns what the slot lent by the holder of b's slot holds,
+// or nil.
+func lentValue(b *Block) any {
+	if l, ok := b.slot.(*streamEntry); ok {
+		return l.lent
+	}
+	return nil
+}
+
+// lend puts v in the slot lent by the holder of b's slot, if there is one
+// and it is free, and reports whether it did. Tables call it when b's own
+// slot is taken.
+func lend(b *Block, v any) bool {
+	if l, ok := b.slot.(*streamEntry); ok && l.lent == nil {
+		l.lent = v
+		return true
+	}
+	return false
+}
+
+// unlend empties the slot lent by the holder of b's slot if it holds v,
+// and reports whether it did.
+func unlend(b *Block, v any) bool {
+	if l, ok := b.slot.(*streamEntry); ok && l.lent == v {
+		l.lent = nil
+		return true
+	}
+	return false
+}
 
 // nodeChunk is the number of nodes a nodeTable allocates at once.
 const nodeChunk = 256
@@ -28,13 +64,17 @@ type nodeTable struct {
 
 // get returns the node of b, if b is tracked.
 func (t *nodeTable) get(b *Block) (*node, bool) {
-	if n, ok := b.slot.(*node); ok && n.owner == t && n.b == b {
+	n, ok := b.slot.(*node)
+	if !ok {
+		n, ok = lentValue(b).(*node)
+	}
+	if ok && n.owner == t && n.b == b {
 		return n, true
 	}
 	if len(t.over) == 0 {
 		return nil, false
 	}
-	n, ok := t.over[b.ID]
+	n, ok = t.over[b.ID]
 	return n, ok
 }
 
@@ -47,11 +87,20 @@ func (t *nodeTable) add(b *Block) *node {
 		b.slot = n
 		return n
 	}
+	t.keep(b, n)
+	return n
+}
+
+// keep records node n of b, whose own slot is taken: in the slot lent by
+// its holder if free, else in the map.
+func (t *nodeTable) keep(b *Block, n *node) {
+	if lend(b, n) {
+		return
+	}
 	if t.over == nil {
 		t.over = map[BlockID]*node{}
 	}
 	t.over[b.ID] = n
-	return n
 }
 
 // remove stops tracking the block of n and recycles n.
@@ -59,7 +108,7 @@ func (t *nodeTable) remove(n *node) {
 	b := n.b
 	if b.slot == any(n) {
 		b.slot = nil
-	} else {
+	} else if !unlend(b, n) {
 		delete(t.over, b.ID)
 	}
 	t.n--

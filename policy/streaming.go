@@ -60,8 +60,7 @@ type Streaming struct {
 	inner     Policy
 	protected int32 // positions below are always protected
 	wins      seqWindows
-	in        map[BlockID]*streamEntry
-	free      []*streamEntry // entries of dropped blocks, recycled by Admit
+	in        streamTable
 	now       Time
 }
 
@@ -72,22 +71,17 @@ const (
 	streamPinned              // a sink or prefix block
 )
 
-type streamEntry struct {
-	mem   seqMember
-	state uint8
-}
-
 // NewStreaming wraps inner, protecting positions below protected and the
 // recent window w of every sequence.
 func NewStreaming(inner Policy, protected int32, w recentWindow) *Streaming {
-	return &Streaming{inner: inner, protected: protected, wins: newSeqWindows(w), in: map[BlockID]*streamEntry{}}
+	return &Streaming{inner: inner, protected: protected, wins: newSeqWindows(w)}
 }
 
 // Inner returns the wrapped policy.
 func (p *Streaming) Inner() Policy { return p.inner }
 
 func (p *Streaming) release(b *Block) {
-	if e, ok := p.in[b.ID]; ok && e.state == streamWindow {
+	if e, ok := p.in.get(b); ok && e.state == streamWindow {
 		e.state = streamInner
 		p.inner.Admit(b, p.now)
 	}
@@ -116,7 +110,7 @@ func (p *Streaming) place(e *streamEntry, b *Block) uint8 {
 // policy when its protection changed); otherwise its sequence's length is
 // updated.
 func (p *Streaming) learn(b *Block, now Time) {
-	e, ok := p.in[b.ID]
+	e, ok := p.in.get(b)
 	if !ok || !e.mem.moved(b.Meta) {
 		p.wins.observe(b.Meta, p.release)
 		return
@@ -143,14 +137,7 @@ func (p *Streaming) Access(b *Block, now Time) {
 // otherwise.
 func (p *Streaming) Admit(b *Block, now Time) {
 	p.now = now
-	var e *streamEntry
-	if n := len(p.free); n > 0 {
-		e, p.free = p.free[n-1], p.free[:n-1]
-		*e = streamEntry{}
-	} else {
-		e = &streamEntry{}
-	}
-	p.in[b.ID] = e
+	e := p.in.add(b)
 	if e.state = p.place(e, b); e.state == streamInner {
 		p.inner.Admit(b, now)
 	}
@@ -167,25 +154,26 @@ func (p *Streaming) Update(b *Block, old Meta, now Time) {
 
 // Evict removes b; the inner policy is told when it held b.
 func (p *Streaming) Evict(b *Block, now Time) {
-	if e, ok := p.drop(b.ID); ok && e.state == streamInner {
+	if e, ok := p.drop(b); ok && e.state == streamInner {
 		p.inner.Evict(b, now)
 	}
 }
 
-func (p *Streaming) drop(id BlockID) (*streamEntry, bool) {
-	e, ok := p.in[id]
+// drop removes b's entry, if b is resident, and returns it: readable
+// until the next Admit.
+func (p *Streaming) drop(b *Block) (*streamEntry, bool) {
+	e, ok := p.in.get(b)
 	if !ok {
 		return nil, false
 	}
 	p.wins.leave(&e.mem)
-	delete(p.in, id)
-	p.free = append(p.free, e) // readable until the next Admit
+	p.in.remove(e)
 	return e, true
 }
 
 // Forget removes b here and in the inner policy.
 func (p *Streaming) Forget(b *Block) {
-	p.drop(b.ID)
+	p.drop(b)
 	p.inner.Forget(b)
 }
 
@@ -193,4 +181,4 @@ func (p *Streaming) Forget(b *Block) {
 func (p *Streaming) Victim(now Time) (*Block, bool) { return p.inner.Victim(now) }
 
 // Len returns the number of resident blocks, protected ones included.
-func (p *Streaming) Len() int { return len(p.in) }
+func (p *Streaming) Len() int { return p.in.len() }

@@ -27,15 +27,17 @@ type slotted interface {
 
 // get returns the entry of b, if b is tracked.
 func (t *entryTable[E, P]) get(b *Block) (P, bool) {
-	if e, ok := b.slot.(P); ok {
-		if e.slotBlock() == b && e.slotOwner() == any(t) {
-			return e, true
-		}
+	e, ok := b.slot.(P)
+	if !ok {
+		e, ok = lentValue(b).(P)
+	}
+	if ok && e.slotBlock() == b && e.slotOwner() == any(t) {
+		return e, true
 	}
 	if len(t.over) == 0 {
 		return nil, false
 	}
-	e, ok := t.over[b.ID]
+	e, ok = t.over[b.ID]
 	return e, ok
 }
 
@@ -61,11 +63,20 @@ func (t *entryTable[E, P]) add(b *Block) P {
 		b.slot = e
 		return e
 	}
+	t.keep(b, e)
+	return e
+}
+
+// keep records entry e of b, whose own slot is taken: in the slot lent by
+// its holder if free, else in the map.
+func (t *entryTable[E, P]) keep(b *Block, e P) {
+	if lend(b, e) {
+		return
+	}
 	if t.over == nil {
 		t.over = map[BlockID]P{}
 	}
 	t.over[b.ID] = e
-	return e
 }
 
 // remove stops tracking the block of e and recycles e. Its fields stay
@@ -74,7 +85,7 @@ func (t *entryTable[E, P]) remove(e P) {
 	b := e.slotBlock()
 	if b.slot == any(e) {
 		b.slot = nil
-	} else {
+	} else if !unlend(b, e) {
 		delete(t.over, b.ID)
 	}
 	e.setSlot(b, nil)
