@@ -67,6 +67,10 @@ func digestRun(t *testing.T, spec string, capacity int, ops []traceOp) uint64 {
 	return h.Sum64()
 }
 
+// TestVictimDigests compares the digests of hit_density, streaming and the
+// experts policies that run hit_density inside, on a mixed and a sequence
+// trace, with those recorded at 027e6af (TestLearnedDigests covers the
+// request-level and learned experts with sampled shadows).
 func TestVictimDigests(t *testing.T) {
 	mixed := genTrace(11, traceShape{n: 60000, universe: 6000, unit: 1, pins: true, forgets: true})
 	seqs := genTrace(12, traceShape{n: 60000, universe: 6000, unit: 1, forgets: true, seqs: true})

@@ -2,13 +2,13 @@ package policy
 
 import "testing"
 
-// TestVictimDigests replays seeded traces through the request-level and
+// TestLearnedDigests replays seeded traces through the request-level and
 // learned policies and compares the digest of their hits and victims with
 // the one recorded before their state was restructured (reuse_req's
 // ghosts moved from a map into its entries, kv_adaptive's hand-over to a
 // new leader spread over later calls): their decisions must not change
 // unless a change says so and shows its goal figures.
-func TestVictimDigests(t *testing.T) {
+func TestLearnedDigests(t *testing.T) {
 	seqs := traceShape{n: 20000, universe: 300, unit: 1, forgets: true, seqs: true}
 	mixed := traceShape{n: 20000, universe: 300, unit: 1, pins: true, forgets: true}
 	large := traceShape{n: 60000, universe: 1024, unit: 1, forgets: true, seqs: true}
