@@ -11,6 +11,7 @@ type node struct {
 	freq    int64
 	visited bool
 	queue   uint8
+	inSlot  bool   // the block's slot holds the node (else over does), in the padding
 	tag     uint32 // the caller's tag of the block (Tagged), in the padding
 	at      Time
 }

@@ -10,6 +10,12 @@ package policy
 // or a copied Block value is ignored, never misread. nodeTable (list
 // policies) and entryTable (table.go: heap and ghost-keeping policies)
 // implement this.
+//
+// A table may also stop tracking a block without touching it (drop), so
+// that a caller evicting thousands of scattered blocks does not take a
+// cache miss on each: the block's slot then still names the recycled node,
+// which no longer belongs to it (stale). Any table claims a stale slot as
+// a free one (freeSlot).
 
 // nodeChunk is the number of nodes a nodeTable allocates at once.
 const nodeChunk = 256
@@ -38,13 +44,25 @@ func (t *nodeTable) get(b *Block) (*node, bool) {
 	return n, ok
 }
 
+// freeSlot reports whether b's slot is free to claim: empty, or stale (a
+// node that a table dropped, no longer b's). It is called before the
+// claiming table allocates, which could hand the stale node back to b.
+func freeSlot(b *Block) bool {
+	if b.slot == nil {
+		return true
+	}
+	n, ok := b.slot.(*node)
+	return ok && n.b != b
+}
+
 // add tracks b, which must not be tracked, and returns its zeroed node.
 func (t *nodeTable) add(b *Block) *node {
+	claim := freeSlot(b)
 	n := t.alloc()
 	*n = node{b: b, owner: t}
 	t.n++
-	if b.slot == nil {
-		b.slot = n
+	if claim {
+		b.slot, n.inSlot = n, true
 		return n
 	}
 	if t.over == nil {
@@ -61,6 +79,18 @@ func (t *nodeTable) remove(n *node) {
 		b.slot = nil
 	} else {
 		delete(t.over, b.ID)
+	}
+	t.n--
+	*n = node{next: t.free}
+	t.free = n
+}
+
+// drop stops tracking the block of n and recycles n, as remove does,
+// without reading or writing the block when its slot holds n: the slot is
+// left stale (see freeSlot).
+func (t *nodeTable) drop(n *node) {
+	if !n.inSlot {
+		delete(t.over, n.b.ID)
 	}
 	t.n--
 	*n = node{next: t.free}

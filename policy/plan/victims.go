@@ -105,16 +105,16 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		} else if p.heatAt(e, p.epoch-1)+p.cfg.promoteMin() > guard {
 			return freed, false
 		}
-		size := v.Meta.Size
+		size := e.sizeOf()
 		if !bud.fits(size, 1) {
 			return freed, true
 		}
 		bud.take(size, 1)
-		pol.Evict(v, now)
+		w.evict(pol, v, now)
 		e.admitted = false
 		e.pending = pendDemote
 		p.outgoing += size
-		e.ten.outgoing += size
+		p.tenOf(e).outgoing += size
 		pl.Demote = append(pl.Demote, Move{Block: v, Reason: r})
 		freed += size
 		last = size
