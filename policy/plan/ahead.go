@@ -71,27 +71,25 @@ func (w *window) evict(pol policy.Policy, v *policy.Block, now policy.Time) {
 	pol.Evict(v, now)
 }
 
-// next accounts for one victim taken, fetching the next window first
-// when the last one is used up: at most want victims (what take expects
-// to demote still), so that a take that stops soon fetches little.
-func (w *window) next(p *Planner, want int64) {
-	if w.left == 0 {
-		k := int(max(min(int64(w.size), want), 1))
-		switch {
-		case w.tg != nil:
-			p.aheadSlots = w.tg.AheadTags(p.aheadSlots[:0], k)
-			p.warmSlots(p.aheadSlots)
-			w.left = len(p.aheadSlots)
-		case w.la != nil:
-			p.ahead = w.la.Ahead(p.ahead[:0], k)
-			p.warm(p.ahead)
-			w.left = len(p.ahead)
-		default:
-			return
-		}
-		w.size = min(2*w.size, maxWindow)
+// fetch fetches the next window once the last one is used up (take
+// counts the victims taken in left): at most want victims (what take
+// expects to demote still), so that a take that stops soon fetches
+// little.
+func (w *window) fetch(p *Planner, want int64) {
+	k := int(max(min(int64(w.size), want), 1))
+	switch {
+	case w.tg != nil:
+		p.aheadSlots = w.tg.AheadTags(p.aheadSlots[:0], k)
+		p.warmSlots(p.aheadSlots)
+		w.left = len(p.aheadSlots)
+	case w.la != nil:
+		p.ahead = w.la.Ahead(p.ahead[:0], k)
+		p.warm(p.ahead)
+		w.left = len(p.ahead)
+	default:
+		return
 	}
-	w.left = max(w.left-1, 0)
+	w.size = min(2*w.size, maxWindow)
 }
 
 // victimsFor estimates the victims that free bytes within bud, from the

@@ -82,7 +82,10 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
 	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
-		w.next(p, victimsFor(bytes-freed, last, bud))
+		if w.left == 0 { // victimsFor divides: once a window, not a victim
+			w.fetch(p, victimsFor(bytes-freed, last, bud))
+		}
+		w.left = max(w.left-1, 0)
 		v, e, ok := w.victim(p, pol, now)
 		if !ok {
 			return freed, false
