@@ -74,10 +74,12 @@ func (p *LRU) VictimTagged(now Time) (*Block, uint32, bool) {
 }
 
 // AheadTags lists the tags of the least recently used blocks, least
-// recent first.
+// recent first. It reads the first and the last of the fields a victim's
+// eviction uses (b and next, see node), so that both lines are fetched
+// when they are two.
 func (p *LRU) AheadTags(dst []uint32, n int) []uint32 {
 	for i := p.head; i < len(p.q) && n > 0; i++ {
-		if nd := p.q[i]; nd.at == p.base+Time(i) {
+		if nd := p.q[i]; nd.at == p.base+Time(i) && nd.b != nil && nd.next != nd {
 			dst = append(dst, nd.tag)
 			n--
 		}

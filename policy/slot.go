@@ -87,13 +87,16 @@ func (t *nodeTable) remove(n *node) {
 
 // drop stops tracking the block of n and recycles n, as remove does,
 // without reading or writing the block when its slot holds n: the slot is
-// left stale (see freeSlot).
+// left stale (see freeSlot). It writes only the node's first fields (b,
+// at, next: no block, no live place, the free list), which LRU's
+// lookahead fetched; a store to a line not fetched would wait for it.
+// alloc overwrites the rest.
 func (t *nodeTable) drop(n *node) {
 	if !n.inSlot {
 		delete(t.over, n.b.ID)
 	}
 	t.n--
-	*n = node{next: t.free}
+	n.b, n.at, n.next = nil, 0, t.free
 	t.free = n
 }
 
