@@ -2,17 +2,21 @@ package policy
 
 // node is an element of an intrusive doubly linked list of blocks. Policies
 // that keep blocks in recency or insertion order embed their per-block state
-// next to it.
+// next to it. What LRU reads and writes of a victim (b, tag, at, next:
+// see nodeTable.drop) comes first, within 32 bytes, so that at most two
+// cache lines hold it and LRU's lookahead fetches both.
 type node struct {
-	b          *Block
-	prev, next *node
-	owner      *nodeTable // the table holding the node, if any
-	// Per-policy state, so most policies need one map of *node only.
-	freq    int64
+	b       *Block
 	visited bool
 	queue   uint8
+	inSlot  bool   // the block's slot holds the node (else over does), in the padding
 	tag     uint32 // the caller's tag of the block (Tagged), in the padding
 	at      Time
+	next    *node
+	prev    *node
+	owner   *nodeTable // the table holding the node, if any
+	// Per-policy state, so most policies need one map of *node only.
+	freq int64
 }
 
 // list is a doubly linked list with a sentinel. The front is the most

@@ -25,6 +25,11 @@ type Tagged interface {
 	// AheadTags is Ahead giving the blocks' tags: it appends to dst, and
 	// returns, the tags of up to n next victims, in order.
 	AheadTags(dst []uint32, n int) []uint32
+	// EvictTagged evicts the next victim (the block VictimTagged
+	// returns), as Evict would, without reading or writing its Block: a
+	// caller demoting thousands of scattered blocks takes no cache miss
+	// on them (the block's slot may be left stale, see slot.go).
+	EvictTagged(now Time)
 }
 
 // ahead appends up to n blocks of l from its back (oldest first).
@@ -69,10 +74,12 @@ func (p *LRU) VictimTagged(now Time) (*Block, uint32, bool) {
 }
 
 // AheadTags lists the tags of the least recently used blocks, least
-// recent first.
+// recent first. It reads the first and the last of the fields a victim's
+// eviction uses (b and next, see node), so that both lines are fetched
+// when they are two.
 func (p *LRU) AheadTags(dst []uint32, n int) []uint32 {
 	for i := p.head; i < len(p.q) && n > 0; i++ {
-		if nd := p.q[i]; nd.at == p.base+Time(i) {
+		if nd := p.q[i]; nd.at == p.base+Time(i) && nd.b != nil && nd.next != nd {
 			dst = append(dst, nd.tag)
 			n--
 		}
@@ -103,4 +110,22 @@ func (p *FIFO) AheadTags(dst []uint32, n int) []uint32 {
 		n--
 	}
 	return dst
+}
+
+// EvictTagged evicts the least recently used block without touching it.
+func (p *LRU) EvictTagged(now Time) {
+	if _, ok := p.Victim(now); !ok {
+		return
+	}
+	n := p.q[p.head] // Victim stopped at its live place
+	p.unplace(n)
+	p.nodes.drop(n)
+}
+
+// EvictTagged evicts the block admitted longest ago without touching it.
+func (p *FIFO) EvictTagged(Time) {
+	if n := p.order.back(); n != nil {
+		p.order.remove(n)
+		p.nodes.drop(n)
+	}
 }

@@ -102,3 +102,78 @@ func TestTagged(t *testing.T) {
 		})
 	}
 }
+
+// TestEvictTagged: EvictTagged evicts the blocks in Victim's order, those
+// whose slot another policy holds too, and the slots it leaves stale are
+// claimed by the next table that tracks the block, list or entry table.
+func TestEvictTagged(t *testing.T) {
+	tests := []struct {
+		name   string
+		access []int // blocks accessed after the admissions
+		shared []int // blocks whose slot another policy holds
+	}{
+		{"lru", []int{2, 0, 5}, []int{1, 6}},
+		{"fifo", []int{2, 0, 5}, []int{3}},
+		{"lru", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, claimer := range []string{"list", "entry table"} {
+				blocks := evictTagged(t, tt.name, tt.access, tt.shared)
+				var over int
+				if claimer == "list" {
+					next := NewLRU()
+					for i := range blocks {
+						next.Admit(&blocks[i], 0)
+					}
+					over = len(next.nodes.over)
+				} else {
+					var tab entryTable[windowedEntry, *windowedEntry]
+					for i := range blocks {
+						tab.add(&blocks[i])
+					}
+					over = len(tab.over)
+				}
+				if over != len(tt.shared) {
+					t.Errorf("%s: %d blocks tracked through a map, want the %d shared", claimer, over, len(tt.shared))
+				}
+			}
+		})
+	}
+}
+
+// evictTagged admits eight blocks to a policy name with tags (and to a
+// FIFO first, those in shared), accesses those in access, evicts them all
+// with EvictTagged, checking each against Victim's order, and returns
+// them.
+func evictTagged(t *testing.T, name string, access, shared []int) []Block {
+	t.Helper()
+	blocks := make([]Block, 8)
+	other := NewFIFO()
+	for _, i := range shared {
+		other.Admit(&blocks[i], 0)
+	}
+	pol, twin := mustNew(t, name, Env{}), mustNew(t, name, Env{})
+	tg := pol.(Tagged)
+	for i := range blocks {
+		blocks[i].ID, blocks[i].Meta.Size = BlockID(i), 1
+		tg.AdmitTagged(&blocks[i], Time(i), uint32(i))
+		twin.Admit(&blocks[i], Time(i))
+	}
+	for _, i := range access {
+		pol.Access(&blocks[i], Time(10+i))
+		twin.Access(&blocks[i], Time(10+i))
+	}
+	for range blocks {
+		want, _ := twin.Victim(0)
+		twin.Evict(want, 0)
+		if v, _, ok := tg.VictimTagged(0); !ok || v != want {
+			t.Fatalf("victim %v, want block %d", v, want.ID)
+		}
+		tg.EvictTagged(0)
+	}
+	if _, ok := pol.Victim(0); ok || pol.Len() != 0 {
+		t.Fatalf("%d blocks left after EvictTagged evicted all", pol.Len())
+	}
+	return blocks
+}

@@ -112,11 +112,17 @@ func (p *LRU) Forget(b *Block) {
 	if !ok {
 		return
 	}
+	p.unplace(n)
+	p.nodes.remove(n)
+}
+
+// unplace drops n's live place if it is the last one (see Forget); any
+// other turns stale once n is recycled.
+func (p *LRU) unplace(n *node) {
 	if last := len(p.q) - 1; last >= p.head && n.at == p.base+Time(last) {
 		p.q[last] = nil
 		p.q = p.q[:last]
 	}
-	p.nodes.remove(n)
 }
 
 // Victim returns the least recently used block.

@@ -136,7 +136,7 @@ func (t *raTable) add(b *Block) *raRec {
 	r := t.rec(i)
 	r.idx, r.id, r.expired = i, b.ID, [2]bool{}
 	t.n++
-	if b.slot == nil {
+	if freeSlot(b) {
 		b.slot = r
 		return r
 	}

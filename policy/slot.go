@@ -16,6 +16,14 @@ package policy
 // the tables look in the lent slot when the block's own holds another's
 // state, so the inner policy finds its state without a map too. The lender
 // is one concrete type, so that the lookups stay small enough to inline.
+//
+// A table may also stop tracking a block without touching it (drop), so
+// that a caller evicting thousands of scattered blocks does not take a
+// cache miss on each: the block's slot then still names the recycled node,
+// which no longer belongs to it (stale). Any table claims a stale slot as
+// a free one (freeSlot). A node kept in a lent slot or the map is removed
+// from there as remove does (reading the block, a rare case: the planner's
+// lru and fifo, which drop, hold their blocks' own slots).
 
 // lentValue returns what the slot lent by the holder of b's slot holds,
 // or nil.
@@ -78,13 +86,25 @@ func (t *nodeTable) get(b *Block) (*node, bool) {
 	return n, ok
 }
 
+// freeSlot reports whether b's slot is free to claim: empty, or stale (a
+// node that a table dropped, no longer b's). It is called before the
+// claiming table allocates, which could hand the stale node back to b.
+func freeSlot(b *Block) bool {
+	if b.slot == nil {
+		return true
+	}
+	n, ok := b.slot.(*node)
+	return ok && n.b != b
+}
+
 // add tracks b, which must not be tracked, and returns its zeroed node.
 func (t *nodeTable) add(b *Block) *node {
+	claim := freeSlot(b)
 	n := t.alloc()
 	*n = node{b: b, owner: t}
 	t.n++
-	if b.slot == nil {
-		b.slot = n
+	if claim {
+		b.slot, n.inSlot = n, true
 		return n
 	}
 	t.keep(b, n)
@@ -113,6 +133,21 @@ func (t *nodeTable) remove(n *node) {
 	}
 	t.n--
 	*n = node{next: t.free}
+	t.free = n
+}
+
+// drop stops tracking the block of n and recycles n, as remove does,
+// without reading or writing the block when its slot holds n: the slot is
+// left stale (see freeSlot). It writes only the node's first fields (b,
+// at, next: no block, no live place, the free list), which LRU's
+// lookahead fetched; a store to a line not fetched would wait for it.
+// alloc overwrites the rest.
+func (t *nodeTable) drop(n *node) {
+	if !n.inSlot && !unlend(n.b, n) {
+		delete(t.over, n.b.ID)
+	}
+	t.n--
+	n.b, n.at, n.next = nil, 0, t.free
 	t.free = n
 }
 

@@ -44,6 +44,7 @@ func (t *entryTable[E, P]) get(b *Block) (P, bool) {
 // add tracks b, which must not be tracked, and returns its zeroed entry
 // with its block and table set.
 func (t *entryTable[E, P]) add(b *Block) P {
+	claim := freeSlot(b)
 	var e P
 	if n := len(t.free); n > 0 {
 		e = t.free[n-1]
@@ -59,7 +60,7 @@ func (t *entryTable[E, P]) add(b *Block) P {
 	*e = zero
 	e.setSlot(b, t)
 	t.n++
-	if b.slot == nil {
+	if claim {
 		b.slot = e
 		return e
 	}

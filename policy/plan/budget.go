@@ -27,17 +27,23 @@ func (b *budget) fits(bytes, n int64) bool {
 		(!b.limP || b.pagesOf(bytes) <= b.pages)
 }
 
+// take takes bytes in n blocks from the budget. Pages are counted only
+// when they are limited: pagesOf divides, and take runs once a victim.
 func (b *budget) take(bytes, n int64) {
 	b.bytes -= bytes
 	b.blocks -= n
-	b.pages -= b.pagesOf(bytes)
+	if b.limP {
+		b.pages -= b.pagesOf(bytes)
+	}
 }
 
 // give returns what take took.
 func (b *budget) give(bytes, n int64) {
 	b.bytes += bytes
 	b.blocks += n
-	b.pages += b.pagesOf(bytes)
+	if b.limP {
+		b.pages += b.pagesOf(bytes)
+	}
 }
 
 // most bounds the promotions among n candidates that the remaining

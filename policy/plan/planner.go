@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/kvtier/kvtier/policy"
@@ -55,16 +56,19 @@ const (
 )
 
 // entry is the planner's state of one tracked block, laid out without
-// padding (72 bytes): its bucket policy is not stored but derived
-// (ten.pols[bucket], see pol), epochs are 32-bit like trackedAt, and a
-// source's windows saturate at 255 (reuse needs two). The flags that
-// decide whether a sampled block is a promotion candidate (pinned, class)
-// are kept in meta, so that candidates reads the block's Meta only for
-// the candidates a plan ranks. An untracked entry has no block (b nil:
-// touched may still hold it).
+// padding (72 bytes): its tenant is an index (Planner.tens), its bucket
+// policy is not stored but derived (see Planner.pol), epochs are 32-bit
+// like trackedAt, and a source's windows saturate at 255 (reuse needs
+// two). The flags that decide whether a sampled block is a promotion
+// candidate (pinned, class) are kept in meta, so that candidates reads
+// the block's Meta only for the candidates a plan ranks; the size is kept
+// in size, so that a plan demoting scattered victims never reads their
+// blocks (at 10M blocks, each is a cache and TLB miss). An untracked
+// entry has no block (b nil: touched may still hold it).
 type entry struct {
 	b         *policy.Block
-	ten       *tenant
+	ten       uint32 // its tenant: Planner.tens[ten]
+	size      uint32 // b.Meta.Size, or 0 if it does not fit (see sizeOf)
 	heat      float64
 	lastMove  policy.Time
 	last      policy.Time // last sampled access
@@ -100,17 +104,39 @@ func (e *entry) pinned() bool { return e.meta&metaPinned != 0 }
 // class is the block's class (its Meta.Class, capped as in metaOf).
 func (e *entry) class() uint8 { return e.meta &^ metaPinned }
 
-// pol is the bucket policy that has seen the block: the policy of its
+// sizeOf is e's block size, read from the block only when entry.size
+// cannot hold it.
+func (e *entry) sizeOf() int64 {
+	if e.size != 0 {
+		return int64(e.size)
+	}
+	return e.b.Meta.Size
+}
+
+// size32 is the entry.size of a block of size bytes: 0 when it does not
+// fit 32 bits or is not positive (sizeOf then reads the block).
+func size32(size int64) uint32 {
+	if size <= 0 || size > math.MaxUint32 {
+		return 0
+	}
+	return uint32(size)
+}
+
+// pol is the bucket policy that has seen e's block: the policy of its
 // tenant and bucket, which Track, Update and Reconfigure build
 // (policyFor) before they set them.
-func (e *entry) pol() policy.Policy { return e.ten.pols[e.bucket] }
+func (p *Planner) pol(e *entry) policy.Policy { return p.tens[e.ten].pols[e.bucket] }
+
+// tenOf is the tenant of e's block.
+func (p *Planner) tenOf(e *entry) *tenant { return p.tens[e.ten] }
 
 // tenant is the fast-tier accounting of one tenant.
 type tenant struct {
 	id       uint32
-	used     int64 // bytes in the fast tier, pending demotions included
-	incoming int64 // bytes of pending promotions
-	outgoing int64 // bytes of pending demotions
+	ix       uint32 // its index in Planner.tens
+	used     int64  // bytes in the fast tier, pending demotions included
+	incoming int64  // bytes of pending promotions
+	outgoing int64  // bytes of pending demotions
 	blocks   int
 	fast     int
 	pols     [nBuckets]policy.Policy
@@ -127,9 +153,10 @@ type Planner struct {
 	ents       store // the entries, by slot
 	ids        index // block ID -> slot
 	tenants    map[uint32]*tenant
-	used       int64 // fast-tier bytes, pending demotions included
-	incoming   int64 // bytes of pending promotions
-	outgoing   int64 // bytes of pending demotions (still in used)
+	tens       []*tenant // the tenants by index (entry.ten), never removed
+	used       int64     // fast-tier bytes, pending demotions included
+	incoming   int64     // bytes of pending promotions
+	outgoing   int64     // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
 	touched    []*entry
 	rank       ranking          // scratch of Plan: its candidates
@@ -218,8 +245,9 @@ func (p *Planner) Epoch() uint64 { return p.epoch }
 func (p *Planner) tenant(id uint32) *tenant {
 	t, ok := p.tenants[id]
 	if !ok {
-		t = &tenant{id: id}
+		t = &tenant{id: id, ix: uint32(len(p.tens))}
 		p.tenants[id] = t
+		p.tens = append(p.tens, t)
 	}
 	return t
 }
@@ -271,7 +299,7 @@ func (p *Planner) Reconfigure(cfg Config, now policy.Time) error {
 		if e.b == nil {
 			continue // a free slot
 		}
-		p.policyFor(e.ten, e.bucket)
+		p.policyFor(p.tenOf(e), e.bucket)
 		e.admitted = false
 		if e.fast && !e.b.Meta.Pinned && e.pending != pendDemote {
 			fast = append(fast, slot)
@@ -327,10 +355,10 @@ func (p *Planner) lookupSlot(id policy.BlockID) (*entry, uint32, bool) {
 // slot as its tag if the policy keeps one (policy.Tagged: take then finds
 // a victim's entry without the ID index).
 func (p *Planner) admit(e *entry, slot uint32, now policy.Time) {
-	if tg, ok := e.pol().(policy.Tagged); ok {
+	if tg, ok := p.pol(e).(policy.Tagged); ok {
 		tg.AdmitTagged(e.b, now, slot)
 	} else {
-		e.pol().Admit(e.b, now)
+		p.pol(e).Admit(e.b, now)
 	}
 	e.admitted = true
 }

@@ -167,11 +167,11 @@ func (p *Planner) demotePooled(b *policy.Block, pool *Pool, r Reason, bud *budge
 		return false, true
 	}
 	bud.take(size, 1)
-	e.pol().Evict(b, now)
+	p.pol(e).Evict(b, now)
 	e.admitted = false
 	e.pending = pendDemote
 	p.outgoing += size
-	e.ten.outgoing += size
+	p.tenOf(e).outgoing += size
 	pl.Demote = append(pl.Demote, Move{Block: b, Reason: r})
 	return true, false
 }

@@ -84,7 +84,7 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 	r.found = slices.Grow(r.found, len(p.pinnedSlow)+len(p.touched))
 	for _, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			r.found = append(r.found, candOf(e))
+			r.found = append(r.found, p.candOf(e))
 		}
 	}
 	for from := 0; from < len(p.touched); from += warmBatch {
@@ -92,7 +92,7 @@ func (p *Planner) candidates(now policy.Time) *ranking {
 		p.warmEntries(batch)
 		for _, e := range batch {
 			if p.candidate(e, now) {
-				r.found = append(r.found, candOf(e))
+				r.found = append(r.found, p.candOf(e))
 			}
 		}
 	}
@@ -131,8 +131,8 @@ func (p *Planner) candidate(e *entry, now policy.Time) bool {
 }
 
 // candOf copies e out as a candidate; its size comes with its key.
-func candOf(e *entry) cand {
-	return cand{e: e, b: e.b, ten: e.ten, heat: e.heat, pinned: e.pinned()}
+func (p *Planner) candOf(e *entry) cand {
+	return cand{e: e, b: e.b, ten: p.tenOf(e), heat: e.heat, pinned: e.pinned()}
 }
 
 // rankKey is what ranks candidate i, small for the sort.

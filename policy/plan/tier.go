@@ -32,7 +32,7 @@ func (p *Planner) SetTier(id policy.BlockID, fast bool, now policy.Time) (bool, 
 	}
 	p.dropFast(e)
 	if e.admitted {
-		e.pol().Evict(e.b, now)
+		p.pol(e).Evict(e.b, now)
 		e.admitted = false
 	}
 	if e.b.Meta.Pinned {

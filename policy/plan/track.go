@@ -21,7 +21,8 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	t := p.tenant(b.Meta.Tenant)
 	slot := p.ents.alloc()
 	e := p.ents.at(slot) // zero
-	e.b, e.ten, e.bucket, e.fast, e.meta = b, t, bucketOf(&b.Meta), fast, metaOf(&b.Meta)
+	e.b, e.ten, e.bucket, e.fast, e.meta = b, t.ix, bucketOf(&b.Meta), fast, metaOf(&b.Meta)
+	e.size = size32(b.Meta.Size)
 	// Heat counts from now: an entry's heatEpoch of 0 would read as a
 	// later epoch than the planner's once the planner is past 2^31.
 	e.last, e.trackedAt, e.heatEpoch = now, uint32(p.epoch+1), uint32(p.epoch)
@@ -40,15 +41,17 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 }
 
 func (p *Planner) addFast(e *entry) {
+	t := p.tenOf(e)
 	p.used += e.b.Meta.Size
-	e.ten.used += e.b.Meta.Size
-	e.ten.fast++
+	t.used += e.b.Meta.Size
+	t.fast++
 }
 
 func (p *Planner) dropFast(e *entry) {
+	t := p.tenOf(e)
 	p.used -= e.b.Meta.Size
-	e.ten.used -= e.b.Meta.Size
-	e.ten.fast--
+	t.used -= e.b.Meta.Size
+	t.fast--
 }
 
 // Untrack forgets the block with id (it was freed or its region is gone).
@@ -68,8 +71,8 @@ func (p *Planner) Untrack(id policy.BlockID) error {
 		p.abandoned[id] = abandon{dir: e.pending, epoch: p.epoch}
 	}
 	p.unpend(e)
-	e.pol().Forget(e.b)
-	e.ten.blocks--
+	p.pol(e).Forget(e.b)
+	p.tenOf(e).blocks--
 	delete(p.pinnedSlow, id)
 	p.ids.del(id)
 	p.ents.retire(slot) // leaves it without a block: touched may still hold it
@@ -83,10 +86,10 @@ func (p *Planner) pendAccount(e *entry, sign int64) {
 	switch e.pending {
 	case pendPromote:
 		p.incoming += size
-		e.ten.incoming += size
+		p.tenOf(e).incoming += size
 	case pendDemote:
 		p.outgoing += size
-		e.ten.outgoing += size
+		p.tenOf(e).outgoing += size
 	}
 }
 
@@ -115,21 +118,22 @@ func (p *Planner) Update(id policy.BlockID, m policy.Meta, now policy.Time) erro
 	}
 	p.pendAccount(e, -1)
 	if moveBucket || (m.Pinned && !e.b.Meta.Pinned) {
-		e.pol().Forget(e.b)
+		p.pol(e).Forget(e.b)
 		e.admitted = false
 	}
 	if m.Tenant != e.b.Meta.Tenant {
-		e.ten.blocks--
-		e.ten = p.tenant(m.Tenant)
-		e.ten.blocks++
+		p.tenOf(e).blocks--
+		t := p.tenant(m.Tenant)
+		e.ten = t.ix
+		t.blocks++
 	}
 	e.b.Meta = m
-	e.bucket, e.meta = nb, metaOf(&m)
-	p.policyFor(e.ten, nb)
+	e.bucket, e.meta, e.size = nb, metaOf(&m), size32(m.Size)
+	p.policyFor(p.tenOf(e), nb)
 	if !moveBucket && !old.Pinned && !m.Pinned && old != m {
 		// The same policy keeps the block (resident, or as a ghost):
 		// tell it what changed.
-		if u, ok := e.pol().(policy.Updater); ok {
+		if u, ok := p.pol(e).(policy.Updater); ok {
 			u.Update(e.b, old, now)
 		}
 	}
@@ -183,7 +187,7 @@ func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) err
 	}
 	n := min(int(o.Count), p.cfg.touches())
 	for range n {
-		e.pol().Access(e.b, now)
+		p.pol(e).Access(e.b, now)
 	}
 	return nil
 }

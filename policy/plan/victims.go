@@ -82,7 +82,10 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
 	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
-		w.next(p, victimsFor(bytes-freed, last, bud))
+		if w.left == 0 { // victimsFor divides: once a window, not a victim
+			w.fetch(p, victimsFor(bytes-freed, last, bud))
+		}
+		w.left = max(w.left-1, 0)
 		v, e, ok := w.victim(p, pol, now)
 		if !ok {
 			return freed, false
@@ -105,16 +108,16 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 		} else if p.heatAt(e, p.epoch-1)+p.cfg.promoteMin() > guard {
 			return freed, false
 		}
-		size := v.Meta.Size
+		size := e.sizeOf()
 		if !bud.fits(size, 1) {
 			return freed, true
 		}
 		bud.take(size, 1)
-		pol.Evict(v, now)
+		w.evict(pol, v, now)
 		e.admitted = false
 		e.pending = pendDemote
 		p.outgoing += size
-		e.ten.outgoing += size
+		p.tenOf(e).outgoing += size
 		pl.Demote = append(pl.Demote, Move{Block: v, Reason: r})
 		freed += size
 		last = size
