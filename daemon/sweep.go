@@ -13,7 +13,7 @@ import (
 // blocks from a cursor and gives back the state of those the planner finds
 // idle (plan.Planner.Idle: slow, unpinned, no pending move, unseen for 8
 // epochs, out of their cooldown): they are untracked and dematerialised,
-// back to the 9 bytes of an untouched block, and are tracked afresh when
+// back to the bit of an untouched block, and are tracked afresh when
 // next sampled. Fast blocks keep their state (their order in the bucket
 // policies is what demotion goes by). What an idle block loses is what
 // nothing uses any more: its decayed heat and its sight windows.
@@ -72,10 +72,15 @@ func (d *Daemon) sweepLocked(now policy.Time) int {
 // dematerialised and how many it looked up.
 func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time) (end, freed, looked int) {
 	i, h := first, d.horizon()
-	for ; i < last && looked < checks; i++ {
+	for i < last && looked < checks {
+		if r.demotedAt == nil && r.blocks.slots[i>>chunkShift] == nil {
+			i = min((i|chunkMask)+1, last) // a chunk with nothing to sweep
+			continue
+		}
 		r.expireDemoted(i, now, h)
 		b := r.blocks.get(i)
-		if b == nil || r.fast[i] {
+		i++
+		if b == nil || r.fast.get(i-1) {
 			continue
 		}
 		looked++
@@ -83,12 +88,12 @@ func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time
 			continue
 		}
 		if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
-			r.markThinkDone(i) // the class it takes when materialised again
+			r.markThinkDone(i - 1) // the class it takes when materialised again
 		}
 		if err := d.planner.Untrack(b.ID); err != nil {
 			continue
 		}
-		r.blocks.drop(i)
+		r.blocks.drop(i - 1)
 		freed++
 	}
 	return i, freed, looked
