@@ -40,6 +40,23 @@ func newTierBits(n int, fast bool) tierBits {
 	return t
 }
 
+// load sets the tiers of the first len(fast) blocks from fast (as read
+// at registration), a word of 64 blocks at a time; the others keep
+// theirs. fast has at most a bit for each block of t.
+func (t tierBits) load(fast []bool) {
+	for w := range (len(fast) + 63) / 64 {
+		lo := w * 64
+		n := min(64, len(fast)-lo)
+		word := t[w] &^ (^uint64(0) >> (64 - n)) // the blocks past fast keep theirs
+		for j, f := range fast[lo : lo+n] {
+			if f {
+				word |= 1 << j
+			}
+		}
+		t[w] = word
+	}
+}
+
 // get reports whether block i is fast.
 func (t tierBits) get(i int) bool { return t[i>>6]&(1<<(i&63)) != 0 }
 

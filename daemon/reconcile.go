@@ -87,14 +87,10 @@ func (d *Daemon) pinsLocked() bool {
 // starting at the cursor, and corrects the blocks that moved. It returns
 // the number of blocks corrected.
 func (d *Daemon) reconcilePass(now policy.Time, budget int) int {
-	ids := make([]uint64, 0, len(d.regions))
-	for id := range d.regions {
-		ids = append(ids, id)
-	}
+	ids := d.sortedRegionIDs()
 	if len(ids) == 0 {
 		return 0
 	}
-	slices.Sort(ids)
 	start, _ := slices.BinarySearch(ids, d.recCursor.region)
 	fixed := 0
 	for k := range ids {

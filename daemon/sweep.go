@@ -37,18 +37,17 @@ type sweepCursor struct {
 // blocks from the cursor (at most sweepChecks looked up) and returns how
 // many it dematerialised.
 func (d *Daemon) sweepLocked(now policy.Time) int {
-	ids := make([]uint64, 0, len(d.regions))
-	for id, r := range d.regions {
+	for _, r := range d.regions {
 		r.blocks.recycle() // the slots dropped by the last sweep
-		if !r.adding {
-			ids = append(ids, id)
-		}
 	}
-	slices.Sort(ids)
+	ids := d.sortedRegionIDs()
 	start, _ := slices.BinarySearch(ids, d.sweep.region)
 	slots, checks, freed := sweepSlots, sweepChecks, 0
 	for k := 0; k < len(ids) && slots > 0 && checks > 0; k++ {
 		r := d.regions[ids[(start+k)%len(ids)]]
+		if r.adding {
+			continue
+		}
 		first := 0
 		if r.id == d.sweep.region {
 			first = d.sweep.block
@@ -97,4 +96,27 @@ func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time
 		freed++
 	}
 	return i, freed, looked
+}
+
+// regionIDs is the sorted list of the daemon's region IDs, rebuilt only
+// when the regions changed (stale), for the cursors of the sweep and the
+// reconcile passes, which each sorted them every epoch.
+type regionIDs struct {
+	ids   []uint64
+	stale bool
+}
+
+// sortedRegionIDs returns the IDs of d.regions, adding ones included, in
+// order. The list is the daemon's: callers must not keep or change it.
+func (d *Daemon) sortedRegionIDs() []uint64 {
+	x := &d.regionIDs
+	if x.stale || len(x.ids) != len(d.regions) {
+		x.ids = x.ids[:0]
+		for id := range d.regions {
+			x.ids = append(x.ids, id)
+		}
+		slices.Sort(x.ids)
+		x.stale = false
+	}
+	return x.ids
 }

@@ -94,9 +94,7 @@ func (d *Daemon) reserveID(s *regionSpec) (uint64, error) {
 func buildRegion(id uint64, s *regionSpec, proc *numa.Process) (*region, error) {
 	r := newRegion(id, proc, s.addr, s.length, s.blockSz)
 	if s.fast != nil {
-		for i, fast := range s.fast {
-			r.fast.set(i, fast)
-		}
+		r.fast.load(s.fast[:min(len(s.fast), r.blocks.len())])
 	}
 	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
 	if err := r.checkRanges("pinned", s.pinned); err != nil {
@@ -122,6 +120,7 @@ func (d *Daemon) insertLocked(r *region) error {
 	// however sparse they are (blocks.go materialises them as needed).
 	d.planner.Dense(uint32(r.id), uint32(r.blocks.len()))
 	d.regions[r.id] = r
+	d.regionIDs.stale = true
 	return nil
 }
 
@@ -240,6 +239,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		if err := d.trackStepLocked(r); err != nil {
 			d.untrack(r, r.tracked)
 			delete(d.regions, r.id)
+			d.regionIDs.stale = true
 			d.releaseTenant(r.tenant)
 			return nil, err
 		}
