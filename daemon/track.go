@@ -131,7 +131,12 @@ func (d *Daemon) insertLocked(r *region) error {
 // region that pins nothing is pooled in one step however many blocks it
 // has.
 func (d *Daemon) trackStepLocked(r *region) error {
-	deadline := time.Now().Add(trackStep)
+	return d.trackUntilLocked(r, time.Now().Add(trackStep))
+}
+
+// trackUntilLocked is trackStepLocked until deadline, looked at every
+// trackCheck blocks of pinned ranges (a step always tracks a block).
+func (d *Daemon) trackUntilLocked(r *region, deadline time.Time) error {
 	now := d.now()
 	for r.tracked < r.blocks.len() {
 		i := r.tracked
