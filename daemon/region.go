@@ -103,7 +103,7 @@ type blockPlace struct{ fast, slow bool }
 // and last included (perBlock 0: every page).
 func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64, perBlock int) ([]blockPlace, error) {
 	n := int((length + blockSize - 1) / blockSize)
-	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}}
+	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}, lastNode: -1}
 	per := queriedPerBlock(blockSize, perBlock)
 	group := max(tierQueryPages/per, 1) // blocks a query names
 	var pages []uintptr
@@ -163,6 +163,11 @@ type placeAcc struct {
 	topo  *numa.Topology
 	class map[int]numa.Class // node -> class, looked up once
 	pl    []blockPlace
+	// The node of the page marked last and its class: a block's pages,
+	// and a region's blocks, are mostly on one node, so most pages skip
+	// the map.
+	lastNode  int
+	lastClass numa.Class
 }
 
 // mark records that a page of block b has status st.
@@ -171,12 +176,15 @@ func (a *placeAcc) mark(b int, st numa.PageStatus) {
 	if !ok {
 		return
 	}
-	c, seen := a.class[node]
-	if !seen {
-		c, _ = a.topo.ClassOf(node) // an unknown node counts as fast
-		a.class[node] = c
+	if node != a.lastNode {
+		c, seen := a.class[node]
+		if !seen {
+			c, _ = a.topo.ClassOf(node) // an unknown node counts as fast
+			a.class[node] = c
+		}
+		a.lastNode, a.lastClass = node, c
 	}
-	if c == numa.ClassSlow {
+	if a.lastClass == numa.ClassSlow {
 		a.pl[b].slow = true
 	} else {
 		a.pl[b].fast = true
