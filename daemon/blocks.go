@@ -16,11 +16,14 @@ import (
 // sampled blocks and demotions of fast ones; a fast one is counted in the
 // region's plan.Pool, which the planner demotes first, asking the
 // region's poolSource for a policy.Block only for the blocks it demotes.
-// Such a block costs the region one bit (its tier) and its share of the
-// chunk pointers (blockbits.go). The first event that needs it (blockLocked: a sample, a
-// hint, a reconcile finding it fast, a pin, a think_complete mark of a
-// fast block) gives it a policy.Block and tracks it (out of the pool).
-// Pinned blocks are materialised at registration.
+// Such a block costs the region a bit (its tier), and 4 bytes each for
+// its slot and its view heat once a block of its chunk of 1,024 was
+// materialised or read (blockbits.go). The first event that needs it
+// (blockLocked: a sample, a hint, a reconcile finding it fast, a pin, a
+// think_complete mark of a fast block) gives it a policy.Block and tracks
+// it (out of the pool). Pinned blocks are materialised at registration,
+// and a registration pools the fast blocks between two pinned ranges in
+// one planner call (poolRunLocked).
 
 // blockPage is how many policy.Blocks a page of a blockStore holds.
 const blockPage = 512

@@ -72,30 +72,42 @@ func (d *Daemon) sweepLocked(now policy.Time) int {
 func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time) (end, freed, looked int) {
 	i, h := first, d.horizon()
 	for i < last && looked < checks {
-		if r.demotedAt == nil && r.blocks.slots[i>>chunkShift] == nil {
-			i = min((i|chunkMask)+1, last) // a chunk with nothing to sweep
+		// A chunk of the slot directory at a time: one without a
+		// materialised block has nothing to sweep but demotion stamps.
+		c, next := r.blocks.slots[i>>chunkShift], min((i|chunkMask)+1, last)
+		if c == nil && r.demotedAt == nil {
+			i = next
 			continue
 		}
-		r.expireDemoted(i, now, h)
-		b := r.blocks.get(i)
-		i++
-		if b == nil || r.fast.get(i-1) {
-			continue
+		for ; i < next && looked < checks; i++ {
+			r.expireDemoted(i, now, h)
+			if c == nil || c[i&chunkMask] == 0 || r.fast.get(i) {
+				continue
+			}
+			looked++
+			if d.sweepBlock(r, i, now) {
+				freed++
+			}
 		}
-		looked++
-		if !d.planner.Idle(b.ID, now) {
-			continue
-		}
-		if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
-			r.markThinkDone(i - 1) // the class it takes when materialised again
-		}
-		if err := d.planner.Untrack(b.ID); err != nil {
-			continue
-		}
-		r.blocks.drop(i - 1)
-		freed++
 	}
 	return i, freed, looked
+}
+
+// sweepBlock dematerialises block i of r, materialised and slow, if the
+// planner finds it idle, and reports whether it did.
+func (d *Daemon) sweepBlock(r *region, i int, now policy.Time) bool {
+	b := r.blocks.get(i)
+	if !d.planner.Idle(b.ID, now) {
+		return false
+	}
+	if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
+		r.markThinkDone(i) // the class it takes when materialised again
+	}
+	if err := d.planner.Untrack(b.ID); err != nil {
+		return false
+	}
+	r.blocks.drop(i)
+	return true
 }
 
 // regionIDs is the sorted list of the daemon's region IDs, rebuilt only
