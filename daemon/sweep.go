@@ -73,15 +73,15 @@ func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time
 	i, h := first, d.horizon()
 	for i < last && looked < checks {
 		// A chunk of the slot directory at a time: one without a
-		// materialised block has nothing to sweep but demotion stamps.
+		// materialised block has nothing to sweep but demotion stamps,
+		// which are expired a chunk's run at a time.
 		c, next := r.blocks.slots[i>>chunkShift], min((i|chunkMask)+1, last)
-		if c == nil && r.demotedAt == nil {
+		start := i
+		if c == nil {
 			i = next
-			continue
 		}
 		for ; i < next && looked < checks; i++ {
-			r.expireDemoted(i, now, h)
-			if c == nil || c[i&chunkMask] == 0 || r.fast.get(i) {
+			if c[i&chunkMask] == 0 || r.fast.get(i) {
 				continue
 			}
 			looked++
@@ -89,6 +89,7 @@ func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time
 				freed++
 			}
 		}
+		r.expireDemotedRange(start, i, now, h) // the blocks passed
 	}
 	return i, freed, looked
 }
