@@ -16,20 +16,25 @@ import (
 // sampled blocks and demotions of fast ones; a fast one is counted in the
 // region's plan.Pool, which the planner demotes first, asking the
 // region's poolSource for a policy.Block only for the blocks it demotes.
-// Such a block costs the region 9 bytes (its slot below, its tier and its
-// view heat). The first event that needs it (blockLocked: a sample, a
-// hint, a reconcile finding it fast, a pin, a think_complete mark of a
-// fast block) gives it a policy.Block and tracks it (out of the pool).
-// Pinned blocks are materialised at registration.
+// Such a block costs the region a bit (its tier), and 4 bytes each for
+// its slot and its view heat once a block of its chunk of 1,024 was
+// materialised or read (blockbits.go). The first event that needs it
+// (blockLocked: a sample, a hint, a reconcile finding it fast, a pin, a
+// think_complete mark of a fast block) gives it a policy.Block and tracks
+// it (out of the pool). Pinned blocks are materialised at registration,
+// and a registration pools the fast blocks between two pinned ranges in
+// one planner call (poolRunLocked).
 
 // blockPage is how many policy.Blocks a page of a blockStore holds.
 const blockPage = 512
 
 // blockStore holds the policy.Blocks of a region's materialised blocks in
 // pages that never move (the planner keeps pointers to them until the
-// region is dropped), numbered by slot, and maps block indexes to slots.
+// region is dropped), numbered by slot, and maps block indexes to slots
+// in a directory of chunks allocated as blocks of theirs are materialised.
 type blockStore struct {
-	slots   []uint32 // slot+1 of each block, 0 while it is not materialised
+	n       int                 // blocks of the region
+	slots   []*[chunkLen]uint32 // slot+1 of each block, 0 while it is not materialised; a nil chunk has none
 	pages   []*[blockPage]policy.Block
 	used    uint32   // slots handed out (the high-water mark)
 	free    []uint32 // slots free for reuse
@@ -38,17 +43,27 @@ type blockStore struct {
 
 // newBlockStore returns the store of a region of n blocks, none
 // materialised.
-func newBlockStore(n int) blockStore { return blockStore{slots: make([]uint32, n)} }
+func newBlockStore(n int) blockStore {
+	return blockStore{n: n, slots: make([]*[chunkLen]uint32, chunksOf(n))}
+}
 
 // len is the number of blocks of the region.
-func (s *blockStore) len() int { return len(s.slots) }
+func (s *blockStore) len() int { return s.n }
+
+// slot is block i's slot+1, 0 while it is not materialised.
+func (s *blockStore) slot(i int) uint32 {
+	if c := s.slots[i>>chunkShift]; c != nil {
+		return c[i&chunkMask]
+	}
+	return 0
+}
 
 // materialised is the number of blocks that have a policy.Block.
 func (s *blockStore) materialised() int { return int(s.used) - len(s.free) - len(s.retired) }
 
 // get returns block i's policy.Block, or nil while it has none.
 func (s *blockStore) get(i int) *policy.Block {
-	slot := s.slots[i]
+	slot := s.slot(i)
 	if slot == 0 {
 		return nil
 	}
@@ -69,7 +84,12 @@ func (s *blockStore) add(i int) *policy.Block {
 		}
 		s.used++
 	}
-	s.slots[i] = slot + 1
+	c := s.slots[i>>chunkShift]
+	if c == nil {
+		c = new([chunkLen]uint32)
+		s.slots[i>>chunkShift] = c
+	}
+	c[i&chunkMask] = slot + 1
 	b := &s.pages[slot/blockPage][slot%blockPage]
 	*b = policy.Block{}
 	return b
@@ -78,8 +98,9 @@ func (s *blockStore) add(i int) *policy.Block {
 // drop takes block i's policy.Block away (the block is no longer
 // tracked); its slot is reused after the next recycle.
 func (s *blockStore) drop(i int) {
-	s.retired = append(s.retired, s.slots[i]-1)
-	s.slots[i] = 0
+	c := s.slots[i>>chunkShift]
+	s.retired = append(s.retired, c[i&chunkMask]-1)
+	c[i&chunkMask] = 0
 }
 
 // recycle makes the slots dropped before it reusable.
@@ -119,7 +140,7 @@ func (d *Daemon) materialiseFrom(r *region, i int, pooled bool, now policy.Time)
 	if pooled {
 		d.planner.TakeFromPool(r.pool, b.Meta.Size)
 	}
-	if err := d.planner.Track(b, r.fast[i], now); err != nil {
+	if err := d.planner.Track(b, r.fast.get(i), now); err != nil {
 		// Not tracked: the block stays unmaterialised.
 		r.blocks.drop(i)
 		if pooled {
@@ -142,22 +163,58 @@ func (r *region) newBlock(i int) *policy.Block {
 // pooled reports whether block i of r is counted in r's pool: fast, not
 // materialised, reached by the registration, and r has a pool.
 func (r *region) pooled(i int) bool {
-	return r.pool != nil && r.fast[i] && r.blocks.get(i) == nil && (!r.adding || i < r.tracked)
+	return r.pool != nil && r.fast.get(i) && r.blocks.slot(i) == 0 && (!r.adding || i < r.tracked)
 }
 
 // poolLocked counts block i of r, fast and not materialised, into r's
 // pool, opening one if r has none.
 func (d *Daemon) poolLocked(r *region, i int) error {
-	if r.pool == nil {
-		m := r.meta(i, r.class)
-		m.Pinned = false
-		pool, err := d.planner.OpenPool(&poolSource{r: r}, m)
-		if err != nil {
-			return fmt.Errorf("pooling the blocks of region %d: %w", r.id, err)
-		}
-		r.pool = pool
+	if err := d.openPoolLocked(r, i); err != nil {
+		return err
 	}
 	d.planner.AddToPool(r.pool, int64(r.blockLen(i)))
+	return nil
+}
+
+// poolRunLocked counts the fast blocks among [lo, hi) of r, none pinned
+// nor materialised, into r's pool in one planner call (a popcount of the
+// run's tiers: a registration costs per run, not per block), opening a
+// pool if r has none.
+func (d *Daemon) poolRunLocked(r *region, lo, hi int) error {
+	first := r.fast.next(lo, hi)
+	if first == hi {
+		return nil
+	}
+	if err := d.openPoolLocked(r, first); err != nil {
+		return err
+	}
+	k := r.fast.count(first, hi)
+	bytes, largest := int64(k)*int64(r.blockSize), int64(r.blockSize)
+	if last := r.blocks.len() - 1; hi > last && r.fast.get(last) {
+		// The region's last block may be short.
+		short := int64(r.blockSize - r.blockLen(last))
+		bytes -= short
+		if k == 1 {
+			largest -= short
+		}
+	}
+	d.planner.AddRunToPool(r.pool, k, bytes, largest)
+	return nil
+}
+
+// openPoolLocked opens r's pool, if r has none, with the metadata of its
+// block i (unpinned).
+func (d *Daemon) openPoolLocked(r *region, i int) error {
+	if r.pool != nil {
+		return nil
+	}
+	m := r.meta(i, r.class)
+	m.Pinned = false
+	pool, err := d.planner.OpenPool(&poolSource{r: r}, m)
+	if err != nil {
+		return fmt.Errorf("pooling the blocks of region %d: %w", r.id, err)
+	}
+	r.pool = pool
 	return nil
 }
 
@@ -199,9 +256,18 @@ func (s *poolSource) Next() (*policy.Block, bool) {
 // eachBlock calls fn for every materialised block of r among its first n,
 // in index order.
 func (r *region) eachBlock(n int, fn func(i int, b *policy.Block)) {
-	for i, slot := range r.blocks.slots[:n] {
-		if slot != 0 {
-			fn(i, r.blocks.get(i))
+	for k, c := range r.blocks.slots {
+		if c == nil {
+			continue
+		}
+		for j, slot := range c {
+			i := k<<chunkShift | j
+			if i >= n {
+				return
+			}
+			if slot != 0 {
+				fn(i, r.blocks.get(i))
+			}
 		}
 	}
 }

@@ -73,9 +73,9 @@ func TestLazyBlocks(t *testing.T) {
 			if want := r.meta(i, tc.wantClass); b.ID != r.idOf(i) || b.Meta != want {
 				t.Errorf("block %d: ID %#x meta %+v, want %#x %+v", i, b.ID, b.Meta, r.idOf(i), want)
 			}
-			if fast, tracked := d.planner.Fast(b.ID); !tracked || fast != tc.wantFast || r.fast[i] != tc.wantFast {
+			if fast, tracked := d.planner.Fast(b.ID); !tracked || fast != tc.wantFast || r.fast.get(i) != tc.wantFast {
 				t.Errorf("block %d: planner fast %v tracked %v, region fast %v; want fast %v",
-					i, fast, tracked, r.fast[i], tc.wantFast)
+					i, fast, tracked, r.fast.get(i), tc.wantFast)
 			}
 			d.dropRegionLocked(r, "test")
 			if n := d.planner.Stats().Tracked; n != 0 {
@@ -138,11 +138,11 @@ func TestLazyPool(t *testing.T) {
 	if b := r.blocks.get(15); b == nil || b.Meta.Class != policy.ClassThinkComplete || b.Meta.Priority != policy.PriorityLow {
 		t.Fatalf("block 15 after the update: %+v, want think_complete and low", b)
 	}
-	if !d.setTierLocked(r, 14, false, d.now()) || r.fast[14] || r.blocks.get(14) != nil {
+	if !d.setTierLocked(r, 14, false, d.now()) || r.fast.get(14) || r.blocks.get(14) != nil {
 		t.Fatal("pooled block 14 found slow: not taken out of the pool, or materialised")
 	}
 	check("found slow", 1, total-int64(r.blockSize))
-	if !d.setTierLocked(r, 14, true, d.now()) || !r.fast[14] || r.blocks.get(14) == nil {
+	if !d.setTierLocked(r, 14, true, d.now()) || !r.fast.get(14) || r.blocks.get(14) == nil {
 		t.Fatal("block 14 found fast again: refused, or not materialised")
 	}
 	check("found fast again", 2, total) // tracked, not pooled

@@ -56,8 +56,22 @@ func (r *region) takeDemoted(i int, now, horizon policy.Time) bool {
 
 // expireDemoted forgets block i's demotion if it is older than horizon.
 func (r *region) expireDemoted(i int, now, horizon policy.Time) {
-	if r.demotedAt != nil && r.demotedAt[i] != 0 && !demotedWithin(r.demotedAt[i], now, horizon) {
-		r.demotedAt[i] = 0
+	r.expireDemotedRange(i, i+1, now, horizon)
+}
+
+// expireDemotedRange forgets the demotions of blocks [lo, hi) older than
+// horizon (demotedWithin, with now's stamp computed once for the range:
+// the sweep passes millions of blocks an epoch).
+func (r *region) expireDemotedRange(lo, hi int, now, horizon policy.Time) {
+	if r.demotedAt == nil {
+		return
+	}
+	cur, limit := demoteStamp(now), int64(horizon)/int64(time.Millisecond)
+	stamps := r.demotedAt[lo:hi]
+	for k, t := range stamps {
+		if t != 0 && int64(cur-t) > limit {
+			stamps[k] = 0
+		}
 	}
 }
 

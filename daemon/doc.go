@@ -33,8 +33,8 @@
 //
 // # Blocks materialised as needed
 //
-// A region of millions of blocks costs about 9 bytes a block until its
-// blocks are used (blocks.go): an untouched slow block is nothing to the
+// A region of millions of blocks costs about a bit a block until its
+// blocks are used (blocks.go, blockbits.go): an untouched slow block is nothing to the
 // planner, untouched fast blocks are counted in the region's plan.Pool,
 // and a block gets its policy.Block and planner entry (about 150 bytes
 // more) when it is first sampled, hinted, demoted, pinned or marked.

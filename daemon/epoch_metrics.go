@@ -113,9 +113,7 @@ func (d *Daemon) tierGauges() {
 		fastBlocks += n
 		slowBlocks += r.blocks.len() - n
 		if r.accesses > 0 { // else every block's heat is 0
-			for i := range r.heat {
-				r.heat[i] *= decay
-			}
+			r.heat.decay(decay)
 		}
 	}
 	// Drop only the series of tenants gone: a Reset would leave a scrape

@@ -194,7 +194,7 @@ func (d *Daemon) accessLocked(rid uint64, index int, o plan.Observation, now pol
 	if _, err := d.blockLocked(r, index, now); err == nil {
 		_ = d.planner.Observe(id, o, now)
 	}
-	r.heat[index] += float32(count)
+	r.heat.add(index, float32(count))
 	r.accesses += count
 	if d.rec != nil {
 		d.rec.access(r, index, count, now)
@@ -206,7 +206,7 @@ func (d *Daemon) accessLocked(rid uint64, index int, o plan.Observation, now pol
 			hits[r.tenant] = h
 		}
 		h[0] += count
-		if r.fast[index] {
+		if r.fast.get(index) {
 			h[1] += count
 		}
 	}
@@ -272,7 +272,7 @@ func (d *Daemon) feedback(moves []plannedMove, rep *numa.Report, now policy.Time
 		if !ok {
 			continue
 		}
-		m.r.fast[m.index] = m.promote
+		m.r.fast.set(m.index, m.promote)
 		dir := dirDemote
 		if m.promote {
 			dir = dirPromote

@@ -61,7 +61,7 @@ func (d *Daemon) placement(c caller, id uint64, pg api.Page, clip bool) (api.Pla
 	for i := range pages {
 		pages[i] = uintptr(r.blockAddr(pg.Offset + i))
 	}
-	heat := append([]float32(nil), r.heat[pg.Offset:pg.Offset+n]...)
+	heat := r.heat.appendRange(make([]float32, 0, n), pg.Offset, pg.Offset+n)
 	p := api.Placement{Region: id, PID: r.pid(), BlockSize: r.blockSize, Offset: pg.Offset, TotalBlocks: total,
 		Nodes: map[string]int{}, Blocks: make([]api.BlockPlacement, n)}
 	d.mu.Unlock()

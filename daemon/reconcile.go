@@ -87,14 +87,10 @@ func (d *Daemon) pinsLocked() bool {
 // starting at the cursor, and corrects the blocks that moved. It returns
 // the number of blocks corrected.
 func (d *Daemon) reconcilePass(now policy.Time, budget int) int {
-	ids := make([]uint64, 0, len(d.regions))
-	for id := range d.regions {
-		ids = append(ids, id)
-	}
+	ids := d.sortedRegionIDs()
 	if len(ids) == 0 {
 		return 0
 	}
-	slices.Sort(ids)
 	start, _ := slices.BinarySearch(ids, d.recCursor.region)
 	fixed := 0
 	for k := range ids {
@@ -147,7 +143,7 @@ func (d *Daemon) reconcileBlocks(r *region, first, last int, now policy.Time) in
 		// Split across the tiers: fast, unless pinned (to be brought
 		// back whole).
 		fast := p.fast && !(p.slow && r.pinnedAt(i))
-		if fast == r.fast[i] {
+		if fast == r.fast.get(i) {
 			continue
 		}
 		if !d.setTierLocked(r, i, fast, now) {
@@ -180,14 +176,14 @@ func (d *Daemon) setTierLocked(r *region, i int, fast bool, now policy.Time) boo
 				return false
 			}
 			d.planner.TakeFromPool(r.pool, int64(r.blockLen(i)))
-			r.fast[i] = false
+			r.fast.set(i, false)
 			return true
 		}
-		r.fast[i] = fast
+		r.fast.set(i, fast)
 		// Slow until now, so in no pool (region.pooled would say it is
-		// once r.fast[i] is set).
+		// once r.fast's bit is set).
 		if _, err := d.materialiseFrom(r, i, false, now); err != nil {
-			r.fast[i] = !fast
+			r.fast.set(i, !fast)
 			return false
 		}
 		return true
@@ -196,6 +192,6 @@ func (d *Daemon) setTierLocked(r *region, i int, fast bool, now policy.Time) boo
 	if err != nil || !changed {
 		return false
 	}
-	r.fast[i] = fast
+	r.fast.set(i, fast)
 	return true
 }

@@ -52,9 +52,9 @@ planner {
 		fixed += d.reconcilePass(now, 64)
 		passes++
 	}
-	if fixed != 2 || r.fast[0] || r.fast[3] {
+	if fixed != 2 || r.fast.get(0) || r.fast.get(3) {
 		t.Fatalf("%d blocks corrected in %d passes (block 0 fast %v, block 3 fast %v), want blocks 0 and 3 back to slow",
-			fixed, passes, r.fast[0], r.fast[3])
+			fixed, passes, r.fast.get(0), r.fast.get(3))
 	}
 	if fast, _ := d.planner.Fast(r.idOf(0)); fast || d.planner.FastBytes() != 0 {
 		t.Errorf("planner: block 0 fast %v, %d fast bytes; want slow and 0", fast, d.planner.FastBytes())
@@ -177,8 +177,8 @@ func TestReconcileSampled(t *testing.T) {
 	if !d.setTierLocked(r, 5, true, now) {
 		t.Fatal("making block 5 fast: refused")
 	}
-	if fixed := d.reconcilePass(now, 64); fixed != 1 || r.fast[5] {
-		t.Fatalf("a pass corrected %d blocks (block 5 fast %v), want block 5 back to slow", fixed, r.fast[5])
+	if fixed := d.reconcilePass(now, 64); fixed != 1 || r.fast.get(5) {
+		t.Fatalf("a pass corrected %d blocks (block 5 fast %v), want block 5 back to slow", fixed, r.fast.get(5))
 	}
 	if want := (reconcileCursor{region: r.id, block: 64 / reconcileSample}); d.recCursor != want {
 		t.Errorf("after a pass of 64 pages the cursor is at %+v, want %+v", d.recCursor, want)

@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/kvtier/kvtier/daemon/api"
 	"github.com/kvtier/kvtier/numa"
@@ -42,9 +40,9 @@ type region struct {
 	blocks    blockStore
 	pool      *plan.Pool // its fast blocks not materialised (nil: none yet)
 	thinkDone []uint64   // think_complete marks of unmaterialised blocks (nil: none)
-	fast      []bool     // tier of each block as last known
+	fast      tierBits   // tier of each block as last known (blockbits.go)
 	demotedAt []uint32   // when each block was last demoted (demoted.go; nil: none yet)
-	heat      []float32  // access counts decayed with viewHeatHalfLife (placement views)
+	heat      heatChunks // access counts decayed with viewHeatHalfLife (placement views)
 	accesses  uint64
 	watched   []string // samplers watching the region
 
@@ -66,10 +64,7 @@ func newRegion(id uint64, proc *numa.Process, addr, length, blockSize uint64) *r
 	n := int((length + blockSize - 1) / blockSize)
 	r := &region{id: id, proc: proc, addr: addr, length: length, blockSize: blockSize,
 		refcount: 1, priority: policy.PriorityNormal, registered: time.Now().UTC(),
-		blocks: newBlockStore(n), fast: make([]bool, n), heat: make([]float32, n)}
-	for i := range r.fast {
-		r.fast[i] = true
-	}
+		blocks: newBlockStore(n), fast: newTierBits(n, true), heat: make(heatChunks, chunksOf(n))}
 	return r
 }
 
@@ -108,7 +103,7 @@ type blockPlace struct{ fast, slow bool }
 // and last included (perBlock 0: every page).
 func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64, perBlock int) ([]blockPlace, error) {
 	n := int((length + blockSize - 1) / blockSize)
-	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}}
+	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}, lastNode: -1}
 	per := queriedPerBlock(blockSize, perBlock)
 	group := max(tierQueryPages/per, 1) // blocks a query names
 	var pages []uintptr
@@ -168,6 +163,11 @@ type placeAcc struct {
 	topo  *numa.Topology
 	class map[int]numa.Class // node -> class, looked up once
 	pl    []blockPlace
+	// The node of the page marked last and its class: a block's pages,
+	// and a region's blocks, are mostly on one node, so most pages skip
+	// the map.
+	lastNode  int
+	lastClass numa.Class
 }
 
 // mark records that a page of block b has status st.
@@ -176,12 +176,15 @@ func (a *placeAcc) mark(b int, st numa.PageStatus) {
 	if !ok {
 		return
 	}
-	c, seen := a.class[node]
-	if !seen {
-		c, _ = a.topo.ClassOf(node) // an unknown node counts as fast
-		a.class[node] = c
+	if node != a.lastNode {
+		c, seen := a.class[node]
+		if !seen {
+			c, _ = a.topo.ClassOf(node) // an unknown node counts as fast
+			a.class[node] = c
+		}
+		a.lastNode, a.lastClass = node, c
 	}
-	if c == numa.ClassSlow {
+	if a.lastClass == numa.ClassSlow {
 		a.pl[b].slow = true
 	} else {
 		a.pl[b].fast = true
@@ -260,17 +263,17 @@ func (r *region) view() api.Region {
 }
 
 // tierBytes returns the bytes of r's blocks in the fast tier and in the
-// slow tier, and how many blocks are fast. It counts r.fast as bytes
-// (bytes.Count, vectorised): status and the epoch's gauges call it for
-// every region, and a region may have millions of blocks.
+// slow tier, and how many blocks are fast. It counts r.fast's bits
+// (popcount): status and the epoch's gauges call it for every region,
+// and a region may have millions of blocks.
 func (r *region) tierBytes() (fast, slow uint64, nFast int) {
-	if len(r.fast) == 0 {
+	n := r.blocks.len()
+	if n == 0 {
 		return 0, 0, 0
 	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(r.fast))), len(r.fast))
-	nFast = bytes.Count(b, []byte{1}) // a Go bool is stored as 0 or 1
+	nFast = r.fast.count(0, n)
 	fast = uint64(nFast) * r.blockSize
-	if last := len(r.fast) - 1; r.fast[last] {
+	if last := n - 1; r.fast.get(last) {
 		fast -= r.blockSize - r.blockLen(last)
 	}
 	return fast, r.length - fast, nFast

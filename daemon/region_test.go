@@ -8,14 +8,14 @@ func TestTierBytes(t *testing.T) {
 	for _, length := range []uint64{10 * 4096, 10*4096 - 100, 4096, 1000} {
 		for _, lastFast := range []bool{true, false} {
 			r := newRegion(1, nil, 1<<40, length, 4096)
-			for i := range r.fast {
-				r.fast[i] = i%3 == 0
+			for i := range r.blocks.len() {
+				r.fast.set(i, i%3 == 0)
 			}
-			r.fast[len(r.fast)-1] = lastFast
+			r.fast.set(r.blocks.len()-1, lastFast)
 			var fast, slow uint64
 			n := 0
 			for i := range r.blocks.len() {
-				if r.fast[i] {
+				if r.fast.get(i) {
 					fast += r.blockLen(i)
 					n++
 				} else {

@@ -13,7 +13,7 @@ import (
 // blocks from a cursor and gives back the state of those the planner finds
 // idle (plan.Planner.Idle: slow, unpinned, no pending move, unseen for 8
 // epochs, out of their cooldown): they are untracked and dematerialised,
-// back to the 9 bytes of an untouched block, and are tracked afresh when
+// back to the bit of an untouched block, and are tracked afresh when
 // next sampled. Fast blocks keep their state (their order in the bucket
 // policies is what demotion goes by). What an idle block loses is what
 // nothing uses any more: its decayed heat and its sight windows.
@@ -37,18 +37,17 @@ type sweepCursor struct {
 // blocks from the cursor (at most sweepChecks looked up) and returns how
 // many it dematerialised.
 func (d *Daemon) sweepLocked(now policy.Time) int {
-	ids := make([]uint64, 0, len(d.regions))
-	for id, r := range d.regions {
+	for _, r := range d.regions {
 		r.blocks.recycle() // the slots dropped by the last sweep
-		if !r.adding {
-			ids = append(ids, id)
-		}
 	}
-	slices.Sort(ids)
+	ids := d.sortedRegionIDs()
 	start, _ := slices.BinarySearch(ids, d.sweep.region)
 	slots, checks, freed := sweepSlots, sweepChecks, 0
 	for k := 0; k < len(ids) && slots > 0 && checks > 0; k++ {
 		r := d.regions[ids[(start+k)%len(ids)]]
+		if r.adding {
+			continue
+		}
 		first := 0
 		if r.id == d.sweep.region {
 			first = d.sweep.block
@@ -72,24 +71,65 @@ func (d *Daemon) sweepLocked(now policy.Time) int {
 // dematerialised and how many it looked up.
 func (d *Daemon) sweepRegion(r *region, first, last, checks int, now policy.Time) (end, freed, looked int) {
 	i, h := first, d.horizon()
-	for ; i < last && looked < checks; i++ {
-		r.expireDemoted(i, now, h)
-		b := r.blocks.get(i)
-		if b == nil || r.fast[i] {
-			continue
+	for i < last && looked < checks {
+		// A chunk of the slot directory at a time: one without a
+		// materialised block has nothing to sweep but demotion stamps,
+		// which are expired a chunk's run at a time.
+		c, next := r.blocks.slots[i>>chunkShift], min((i|chunkMask)+1, last)
+		start := i
+		if c == nil {
+			i = next
 		}
-		looked++
-		if !d.planner.Idle(b.ID, now) {
-			continue
+		for ; i < next && looked < checks; i++ {
+			if c[i&chunkMask] == 0 || r.fast.get(i) {
+				continue
+			}
+			looked++
+			if d.sweepBlock(r, i, now) {
+				freed++
+			}
 		}
-		if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
-			r.markThinkDone(i) // the class it takes when materialised again
-		}
-		if err := d.planner.Untrack(b.ID); err != nil {
-			continue
-		}
-		r.blocks.drop(i)
-		freed++
+		r.expireDemotedRange(start, i, now, h) // the blocks passed
 	}
 	return i, freed, looked
+}
+
+// sweepBlock dematerialises block i of r, materialised and slow, if the
+// planner finds it idle, and reports whether it did.
+func (d *Daemon) sweepBlock(r *region, i int, now policy.Time) bool {
+	b := r.blocks.get(i)
+	if !d.planner.Idle(b.ID, now) {
+		return false
+	}
+	if b.Meta.Class == policy.ClassThinkComplete && r.class != policy.ClassThinkComplete {
+		r.markThinkDone(i) // the class it takes when materialised again
+	}
+	if err := d.planner.Untrack(b.ID); err != nil {
+		return false
+	}
+	r.blocks.drop(i)
+	return true
+}
+
+// regionIDs is the sorted list of the daemon's region IDs, rebuilt only
+// when the regions changed (stale), for the cursors of the sweep and the
+// reconcile passes, which each sorted them every epoch.
+type regionIDs struct {
+	ids   []uint64
+	stale bool
+}
+
+// sortedRegionIDs returns the IDs of d.regions, adding ones included, in
+// order. The list is the daemon's: callers must not keep or change it.
+func (d *Daemon) sortedRegionIDs() []uint64 {
+	x := &d.regionIDs
+	if x.stale || len(x.ids) != len(d.regions) {
+		x.ids = x.ids[:0]
+		for id := range d.regions {
+			x.ids = append(x.ids, id)
+		}
+		slices.Sort(x.ids)
+		x.stale = false
+	}
+	return x.ids
 }

@@ -58,7 +58,7 @@ func TestTierGaugesDropGoneTenants(t *testing.T) {
 		}
 		regions = append(regions, r)
 	}
-	regions[1].fast[3] = false
+	regions[1].fast.set(3, false)
 	d.tierGauges()
 	want := map[string]float64{"a/fast": 1 << 20, "a/slow": 0, "b/fast": 3 * 256 << 10, "b/slow": 256 << 10}
 	if got := tierSeries(t, d); !maps.Equal(got, want) {

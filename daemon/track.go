@@ -94,7 +94,7 @@ func (d *Daemon) reserveID(s *regionSpec) (uint64, error) {
 func buildRegion(id uint64, s *regionSpec, proc *numa.Process) (*region, error) {
 	r := newRegion(id, proc, s.addr, s.length, s.blockSz)
 	if s.fast != nil {
-		copy(r.fast, s.fast)
+		r.fast.load(s.fast[:min(len(s.fast), r.blocks.len())])
 	}
 	r.class, r.priority, r.refcount, r.name, r.source = s.class, s.priority, s.refcount, s.name, s.source
 	if err := r.checkRanges("pinned", s.pinned); err != nil {
@@ -120,26 +120,36 @@ func (d *Daemon) insertLocked(r *region) error {
 	// however sparse they are (blocks.go materialises them as needed).
 	d.planner.Dense(uint32(r.id), uint32(r.blocks.len()))
 	d.regions[r.id] = r
+	d.regionIDs.stale = true
 	return nil
 }
 
 // trackStepLocked hands blocks of r to the planner from r.tracked on,
 // for about trackStep at most: those that need a policy.Block at once
-// (pinned) are tracked, the other fast ones pooled (blocks.go).
+// (pinned) are tracked one by one, and the fast ones of each run between
+// two pinned ranges are pooled in one planner call (blocks.go), so a
+// region that pins nothing is pooled in one step however many blocks it
+// has.
 func (d *Daemon) trackStepLocked(r *region) error {
-	deadline := time.Now().Add(trackStep)
+	return d.trackUntilLocked(r, time.Now().Add(trackStep))
+}
+
+// trackUntilLocked is trackStepLocked until deadline, looked at every
+// trackCheck blocks of pinned ranges (a step always tracks a block).
+func (d *Daemon) trackUntilLocked(r *region, deadline time.Time) error {
 	now := d.now()
 	for r.tracked < r.blocks.len() {
 		i := r.tracked
-		switch {
-		case r.pinnedAt(i):
-			if _, err := d.materialiseLocked(r, i, now); err != nil {
+		if !r.pinnedAt(i) {
+			end := r.unpinnedEnd(i)
+			if err := d.poolRunLocked(r, i, end); err != nil {
 				return err
 			}
-		case r.fast[i]:
-			if err := d.poolLocked(r, i); err != nil {
-				return err
-			}
+			r.tracked = end
+			continue
+		}
+		if _, err := d.materialiseLocked(r, i, now); err != nil {
+			return err
 		}
 		r.tracked++
 		if r.tracked%trackCheck == 0 && time.Now().After(deadline) {
@@ -147,6 +157,19 @@ func (d *Daemon) trackStepLocked(r *region) error {
 		}
 	}
 	return nil
+}
+
+// unpinnedEnd is the first pinned block of r after block i, which is not
+// pinned, or r's block count if none is. Pinned ranges are block aligned
+// (checkRanges), so a range that starts at or before i ends before it.
+func (r *region) unpinnedEnd(i int) int {
+	end := r.blocks.len()
+	for _, p := range r.pinned {
+		if first := int(p.Offset / r.blockSize); first > i {
+			end = min(end, first)
+		}
+	}
+	return end
 }
 
 // trackSteps tracks the blocks of r, inserted adding, in steps, pausing
@@ -221,6 +244,7 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		if err := d.trackStepLocked(r); err != nil {
 			d.untrack(r, r.tracked)
 			delete(d.regions, r.id)
+			d.regionIDs.stale = true
 			d.releaseTenant(r.tenant)
 			return nil, err
 		}

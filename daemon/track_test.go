@@ -101,7 +101,7 @@ func checkTracked(t *testing.T, d *Daemon, r *region) {
 	}
 	var fast int64
 	for i := range r.tracked {
-		if r.fast[i] {
+		if r.fast.get(i) {
 			fast += int64(r.blockLen(i))
 		}
 	}

@@ -156,9 +156,9 @@ func (d *Daemon) updateUnmaterialisedLocked(r *region, i int, c blockChange, now
 	}
 	var err error
 	switch {
-	case r.pinnedAt(i) || (done && r.fast[i]):
+	case r.pinnedAt(i) || (done && r.fast.get(i)):
 		_, err = d.materialiseFrom(r, i, wasPooled, now)
-	case r.fast[i] && !wasPooled:
+	case r.fast.get(i) && !wasPooled:
 		err = d.poolLocked(r, i)
 	}
 	if err == nil && seen && r.metaOf(i) != old {
