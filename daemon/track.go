@@ -49,8 +49,9 @@ const trackStep = 2 * time.Millisecond
 // registration's speed.
 const trackPause = trackStep / 4
 
-// trackCheck is how many blocks a step tracks between looks at the
-// clock (a look costs tens of ns, a block about a microsecond).
+// trackCheck is how many units (a pinned block, a run pooled) a step
+// tracks between looks at the clock (a look costs tens of ns, a pinned
+// block about a microsecond).
 const trackCheck = 32
 
 // admitLocked checks that the daemon runs, that one more region of s's
@@ -135,10 +136,15 @@ func (d *Daemon) trackStepLocked(r *region) error {
 }
 
 // trackUntilLocked is trackStepLocked until deadline, looked at every
-// trackCheck blocks of pinned ranges (a step always tracks a block).
+// trackCheck units of work: a pinned block or a run pooled (a step always
+// tracks something). Counting units, not r.tracked, keeps the look however
+// the runs fall between pins.
 func (d *Daemon) trackUntilLocked(r *region, deadline time.Time) error {
-	now := d.now()
-	for r.tracked < r.blocks.len() {
+	now, units := d.now(), 0
+	for ; r.tracked < r.blocks.len(); units++ {
+		if units > 0 && units%trackCheck == 0 && time.Now().After(deadline) {
+			break
+		}
 		i := r.tracked
 		if !r.pinnedAt(i) {
 			end := r.unpinnedEnd(i)
@@ -152,9 +158,6 @@ func (d *Daemon) trackUntilLocked(r *region, deadline time.Time) error {
 			return err
 		}
 		r.tracked++
-		if r.tracked%trackCheck == 0 && time.Now().After(deadline) {
-			break
-		}
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 // TestRegisterPinnedInSteps: a registration with pinned ranges, tracked
 // in steps that end at the first look at the clock (every trackCheck
-// blocks of pinned ranges): after every step the pinned blocks among [0,
+// units: pinned blocks and runs pooled): after every step the pinned blocks among [0,
 // tracked) are materialised and tracked in their tier, no other block
 // is, and the fast unpinned ones are counted in the region's pool,
 // blocks and bytes (a short last block included); the tier and the
@@ -37,6 +37,10 @@ func TestRegisterPinnedInSteps(t *testing.T) {
 			{Offset: 500 * bs, Length: 300 * bs}, {Offset: 600 * bs, Length: 400 * bs}}, func(i int) bool { return i%2 == 0 }, 10},
 		{"all pinned", 300, 0, []api.Range{{Offset: 0, Length: 300 * bs}}, func(i int) bool { return i < 150 }, 9},
 		{"all slow", 2000, 0, []api.Range{{Offset: 64 * bs, Length: 64 * bs}}, func(int) bool { return false }, 2},
+		// One pinned block every 64 (a sink block a sequence): 200 pins
+		// and 200 runs, 12 looks at the clock. Counting r.tracked, the
+		// step never looked (a pin leaves it at 1 mod 64).
+		{"a pin every 64 blocks", 64 * 200, 0, everyNth(64*200, 64, bs), func(int) bool { return true }, 12},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,10 +61,19 @@ func TestRegisterPinnedInSteps(t *testing.T) {
 				checkPinnedStep(t, d, r)
 			}
 			if steps < tt.wantSteps {
-				t.Errorf("%d steps, want at least %d (one per %d pinned blocks)", steps, tt.wantSteps, trackCheck)
+				t.Errorf("%d steps, want at least %d (one per %d pinned blocks and runs)", steps, tt.wantSteps, trackCheck)
 			}
 		})
 	}
+}
+
+// everyNth returns one pinned range of a bs-byte block every n of blocks.
+func everyNth(blocks, n int, bs uint64) []api.Range {
+	var rs []api.Range
+	for i := 0; i < blocks; i += n {
+		rs = append(rs, api.Range{Offset: uint64(i) * bs, Length: bs})
+	}
+	return rs
 }
 
 // stagedPinnedRegion builds and inserts (adding, nothing tracked) a
