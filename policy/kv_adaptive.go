@@ -73,18 +73,19 @@ type KVAdaptiveConfig struct {
 // learned from every event when it takes over. With sampling only the
 // leader's does, so that an event costs one expert on a large cache, not
 // all of them: when the leader changes, a new instance of its expert takes
-// over and the old one drains into it: each later Access and Victim call
-// hands it up to handBatch residents in the old one's eviction order (its
-// next victim first, admitted first, after an access), as the whole move
-// at once did (about 0.9 s of CPU in one call at 1M residents), and a
-// block read meanwhile moves as it is read. Victims come from the new
-// instance, which holds the old one's first victims, unless it holds
-// nothing yet; a further change of leader waits until the old instance
-// has drained. hit_density also takes over its shadow's learned model,
-// ages scaled by the sampling rate (without it the new instance ranked by
-// age until its ghosts came back, a capacity of evictions later). What
-// else an expert learned (ARC's target, LFU's counts) starts afresh. Once
-// a block is admitted without being accessed just before (the daemon's planner, which
+// over without moving the residents (moving 1M of them at once cost about
+// 0.9 s in one call). They stay with the old instance, which drains: its
+// order gives the victims until it holds none, a block read meanwhile
+// moves to the new instance as a miss and a re-admission, and admissions
+// go to the new one. So the old leader's next victims go first, as when
+// the new instance admitted all residents in the old one's eviction
+// order, and the new instance learns from real events only. A further
+// change of leader waits until the old instance has drained. hit_density
+// also takes over its shadow's learned model, ages scaled by the sampling
+// rate (without it the new instance ranked by age until its ghosts came
+// back, a capacity of evictions later). What else an expert learned (ARC's
+// target, LFU's counts) starts afresh. Once a block is
+// admitted without being accessed just before (the daemon's planner, which
 // admits blocks it promoted) the shadows do not model the cache: they are
 // freed, and the first expert (taking over as above if it did not lead;
 // an instance still draining then moves its residents to the leader's at
@@ -96,8 +97,8 @@ type KVAdaptiveConfig struct {
 // the leader's with it (and the old leader's while it drains). Without
 // sampling an event costs the experts' costs twice over; with it the
 // leader's cost plus the experts' on the sampled accesses, O(log n) for
-// the default experts; while an old instance drains, a call also hands
-// over up to handBatch residents (a few µs).
+// the default experts; while an old instance drains, an event costs one
+// of its Forget or Evict calls more.
 type KVAdaptive struct {
 	reals   []Policy           // experts on the real cache: each while rate is 1 and the shadows run, else reals[follows]
 	real    Policy             // reals[follows]
@@ -171,7 +172,6 @@ func (p *KVAdaptive) Access(b *Block, now Time) {
 			p.follow(p.leader, now)
 		}
 	}
-	p.hand(now)
 	moved := p.leaves(b)
 	for _, r := range p.reals {
 		if r != nil {
@@ -290,8 +290,8 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 }
 
 // Victim returns the leader shadow's most recent eviction that the real
-// cache holds, else the real expert's victim (the draining old instance's
-// while the real one holds nothing).
+// cache holds, else the draining old instance's victim, else the real
+// expert's.
 func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 	if p.res != nil {
 		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
@@ -299,9 +299,10 @@ func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 			return b, true
 		}
 	}
-	p.hand(now)
-	if p.old != nil && p.real.Len() == 0 {
-		return p.old.Victim(now)
+	if p.old != nil {
+		if v, ok := p.old.Victim(now); ok {
+			return v, true
+		}
 	}
 	return p.real.Victim(now)
 }

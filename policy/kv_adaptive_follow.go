@@ -15,8 +15,8 @@ type reserver interface {
 
 // follow makes expert i's real instance give the victims. When it does not
 // run, a new instance of it takes over and the current one, if it holds
-// residents, drains into it (see KVAdaptive and hand); while one drains,
-// a change of leader waits.
+// residents, drains (see KVAdaptive); while one drains, a change of
+// leader waits.
 func (p *KVAdaptive) follow(i int, now Time) {
 	if p.reals[i] != nil {
 		p.real, p.follows = p.reals[i], i
@@ -42,33 +42,6 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	p.real, p.follows = next, i
 }
 
-// handBatch is how many residents the old instance hands to the new one
-// per call while it drains: a change of leader costs a few µs per call
-// until done (about 1M/handBatch calls at 1M residents), instead of
-// O(residents) in one call.
-const handBatch = 8
-
-// hand moves up to handBatch residents from the draining old instance to
-// the leader's, in the old one's eviction order (its next victim first),
-// each admitted after an access, as if all had moved at once.
-func (p *KVAdaptive) hand(now Time) {
-	for range handBatch {
-		if p.old == nil {
-			return
-		}
-		v, ok := p.old.Victim(now)
-		if !ok {
-			p.old = nil
-			return
-		}
-		p.old.Evict(v, now)
-		p.old.Forget(v)
-		p.real.Access(v, now)
-		p.real.Admit(v, now)
-		p.drained()
-	}
-}
-
 // leaves forgets b in the draining old instance and reports whether b was
 // resident there (it then moves to the leader's instance).
 func (p *KVAdaptive) leaves(b *Block) bool {
@@ -89,9 +62,11 @@ func (p *KVAdaptive) drained() {
 	}
 }
 
-// moveAll moves the draining old instance's remaining residents to the
-// leader's at once, as hand does by batches. Only turning the shadows off
-// does this (once), since the first expert must then hold every resident.
+// moveAll moves the draining old instance's residents to the leader's at
+// once, in the old one's eviction order (its next victim first, admitted
+// first), the old one forgetting each as it moves. Only turning the
+// shadows off does this (once), since the first expert must then hold
+// every resident.
 func (p *KVAdaptive) moveAll(now Time) {
 	for p.old != nil {
 		v, ok := p.old.Victim(now)
