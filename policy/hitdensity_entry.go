@@ -65,7 +65,7 @@ func (l *kvGhosts) back() *kvEntry {
 func (l *kvGhosts) len() int { return l.n }
 
 // reserve allocates the slots and entries of n residents at once; on an
-// empty policy only (kv_adaptive handing its residents to this expert).
+// empty policy only (kv_adaptive moving its residents to this expert).
 func (p *HitDensity) reserve(n int) {
 	if len(p.res) > 0 || n <= 0 {
 		return

@@ -72,37 +72,28 @@ type KVAdaptiveConfig struct {
 // Without sampling every expert runs there, so the leader's instance has
 // learned from every event when it takes over. With sampling only the
 // leader's does, so that an event costs one expert on a large cache, not
-// all of them: when the leader changes, a new instance of its expert takes
-// over without moving the residents (moving 1M of them at once cost about
-// 0.9 s in one call). They stay with the old instance, which drains: its
-// order gives the victims until it holds none, a block read meanwhile
-// moves to the new instance as a miss and a re-admission, and admissions
-// go to the new one. So the old leader's next victims go first, as when
-// the new instance admitted all residents in the old one's eviction
-// order, and the new instance learns from real events only. A further
-// change of leader waits until the old instance has drained. hit_density
-// also takes over its shadow's learned model, ages scaled by the sampling
-// rate (without it the new instance ranked by age until its ghosts came
-// back, a capacity of evictions later). What else an expert learned (ARC's
+// all of them: when the leader changes, a new instance of its expert
+// admits the residents in the old one's eviction order (its next victim
+// first), starting from the old ranking as recency; hit_density also
+// takes over its shadow's learned model, ages scaled by the sampling rate
+// (without it the new instance ranked by age until its ghosts came back,
+// a capacity of evictions later). What else an expert learned (ARC's
 // target, LFU's counts) starts afresh. Once a block is
 // admitted without being accessed just before (the daemon's planner, which
 // admits blocks it promoted) the shadows do not model the cache: they are
-// freed, and the first expert (taking over as above if it did not lead;
-// an instance still draining then moves its residents to the leader's at
-// once, the only bulk move, once) decides alone from then on.
+// freed, and the first expert (moved in as above if it did not lead)
+// decides alone from then on.
 //
 // State: per expert its policy's state on its shadow, a set of the
 // shadow's blocks and a ghost list of its capacity in IDs; on the real
 // cache every expert's state and a set of the residents without sampling,
-// the leader's with it (and the old leader's while it drains). Without
-// sampling an event costs the experts' costs twice over; with it the
-// leader's cost plus the experts' on the sampled accesses, O(log n) for
-// the default experts; while an old instance drains, an event costs one
-// of its Forget or Evict calls more.
+// the leader's with it. Without sampling an event costs the experts' costs
+// twice over; with it the leader's cost plus the experts' on the sampled
+// accesses, O(log n) for the default experts, and a change of leader n
+// victims of the old leader and n admissions.
 type KVAdaptive struct {
 	reals   []Policy           // experts on the real cache: each while rate is 1 and the shadows run, else reals[follows]
 	real    Policy             // reals[follows]
-	old     Policy             // the previous leader's instance while it drains, else nil
 	follows int                // the expert the real cache's victims come from when there is no shadow's to follow
 	res     map[BlockID]*Block // the real cache's residents, kept while rate is 1 and the shadows run
 	shadows []*shadowCache
@@ -172,14 +163,10 @@ func (p *KVAdaptive) Access(b *Block, now Time) {
 			p.follow(p.leader, now)
 		}
 	}
-	moved := p.leaves(b)
 	for _, r := range p.reals {
 		if r != nil {
 			r.Access(b, now)
 		}
-	}
-	if moved {
-		p.real.Admit(b, now)
 	}
 }
 
@@ -204,6 +191,51 @@ func (p *KVAdaptive) duel(b *Block, now Time) {
 	}
 }
 
+// adopter is implemented by experts whose instance on the real cache can
+// take over what their shadow instance learned (hit_density's model).
+type adopter interface {
+	adopt(shadow Policy, scale int64)
+}
+
+// reserver is implemented by experts that can allocate the state of n
+// residents at once before they are moved in.
+type reserver interface {
+	reserve(n int)
+}
+
+// follow makes expert i's real instance give the victims. When it does not
+// run, a new instance of it admits the residents in the order the current
+// one would evict them, and the current one forgets them (freeing their
+// slots) as they move, then stops.
+func (p *KVAdaptive) follow(i int, now Time) {
+	if p.reals[i] != nil {
+		p.real, p.follows = p.reals[i], i
+		return
+	}
+	next, err := New(p.cfg.Experts[i], p.env)
+	if err != nil { // it was built with the same spec and Env: keep the current expert
+		return
+	}
+	if a, ok := next.(adopter); ok && i < len(p.shadows) {
+		a.adopt(p.shadows[i].pol, int64(p.rate))
+	}
+	if r, ok := next.(reserver); ok {
+		r.reserve(p.real.Len())
+	}
+	for p.real.Len() > 0 {
+		v, ok := p.real.Victim(now)
+		if !ok {
+			break
+		}
+		p.real.Evict(v, now)
+		p.real.Forget(v)
+		next.Access(v, now)
+		next.Admit(v, now)
+	}
+	p.reals[p.follows], p.reals[i] = nil, next
+	p.real, p.follows = next, i
+}
+
 // Admit forwards to the real experts. A block admitted without its access
 // just before turns the shadows off for good.
 func (p *KVAdaptive) Admit(b *Block, now Time) {
@@ -215,7 +247,7 @@ func (p *KVAdaptive) Admit(b *Block, now Time) {
 	if p.res != nil {
 		p.res[b.ID] = b
 	}
-	p.cap.observe(p.Len())
+	p.cap.observe(p.real.Len())
 	if !p.off && p.last != b {
 		p.turnOff(now)
 	}
@@ -241,7 +273,6 @@ func (p *KVAdaptive) turnOff(now Time) {
 		}
 	}
 	p.off, p.shadows, p.leader, p.res = true, nil, 0, nil
-	p.moveAll(now)
 	p.follow(0, now)
 	p.reals = p.reals[:1]
 }
@@ -254,10 +285,6 @@ func (p *KVAdaptive) Evict(b *Block, now Time) {
 		}
 	}
 	delete(p.res, b.ID)
-	if p.old != nil {
-		p.old.Evict(b, now)
-		p.drained()
-	}
 }
 
 // Forget drops b from the real experts and every shadow.
@@ -268,7 +295,6 @@ func (p *KVAdaptive) Forget(b *Block) {
 		}
 	}
 	delete(p.res, b.ID)
-	p.leaves(b)
 	for _, s := range p.shadows {
 		s.forget(b)
 	}
@@ -279,7 +305,7 @@ func (p *KVAdaptive) Forget(b *Block) {
 
 // Update forwards a metadata change to the experts that react to one.
 func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
-	for _, r := range append(p.reals, p.old) {
+	for _, r := range p.reals {
 		if u, ok := r.(Updater); ok {
 			u.Update(b, old, now)
 		}
@@ -290,8 +316,7 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 }
 
 // Victim returns the leader shadow's most recent eviction that the real
-// cache holds, else the draining old instance's victim, else the real
-// expert's.
+// cache holds, else the real expert's victim.
 func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 	if p.res != nil {
 		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
@@ -299,18 +324,8 @@ func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 			return b, true
 		}
 	}
-	if p.old != nil {
-		if v, ok := p.old.Victim(now); ok {
-			return v, true
-		}
-	}
 	return p.real.Victim(now)
 }
 
 // Len returns the number of resident blocks.
-func (p *KVAdaptive) Len() int {
-	if p.old != nil {
-		return p.real.Len() + p.old.Len()
-	}
-	return p.real.Len()
-}
+func (p *KVAdaptive) Len() int { return p.real.Len() }

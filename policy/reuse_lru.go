@@ -126,7 +126,7 @@ func (p *ReuseLRU) place(e *rlEntry) {
 }
 
 // reserve allocates the heap slots and entries of n blocks at once; on an
-// empty policy only (kv_adaptive handing its residents to this expert).
+// empty policy only (kv_adaptive moving its residents to this expert).
 func (p *lifetimes) reserve(n int) {
 	if p.h.len() > 0 || n <= 0 {
 		return

@@ -98,8 +98,8 @@ func (t *entryTable[E, P]) remove(e P) {
 func (t *entryTable[E, P]) len() int { return t.n }
 
 // reserve allocates at once the entries of n more blocks, so that tracking
-// them takes no chunk allocation each (kv_adaptive handing the residents
-// to another expert).
+// them takes no chunk allocation each (a bulk load: kv_adaptive moving
+// the residents to another expert).
 func (t *entryTable[E, P]) reserve(n int) {
 	if n -= len(t.free) + len(t.chunk); n > 0 {
 		t.chunk = append(t.chunk, make([]E, n)...)
