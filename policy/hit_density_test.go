@@ -196,3 +196,23 @@ func TestDensityModelAdopt(t *testing.T) {
 		})
 	}
 }
+
+// TestHitDensitySmallSamples: Victim loads a run's slots ahead of rating
+// them; with samples=1 or 2 (valid) and one resident more, a run reaches
+// past the residents, wrapped once: it must not index out of range.
+func TestHitDensitySmallSamples(t *testing.T) {
+	for _, samples := range []int{1, 2} {
+		p := NewHitDensity(HitDensityConfig{Samples: samples, Decay: 0.9, Period: 0.5, Horizon: 1,
+			Features: FeatureReads}, Env{CapacityBlocks: 8})
+		for i := range samples + 1 {
+			b := &Block{ID: BlockID(i)}
+			p.Access(b, Time(i))
+			p.Admit(b, Time(i))
+		}
+		for k := range 200 {
+			if _, ok := p.Victim(Time(100 + k)); !ok {
+				t.Fatal("no victim")
+			}
+		}
+	}
+}

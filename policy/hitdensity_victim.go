@@ -73,6 +73,9 @@ func (p *HitDensity) sample(n int) hdCand {
 // and last (hdRun = 4 slots of 32 bytes cover two or three cache lines, each
 // holding one of them); it returns a value read for the sink.
 func (p *HitDensity) touchRun(j, n int) int64 {
+	if n < hdRun { // wrapSlot wraps once: j+hdRun-1 may exceed 2n
+		return p.res[j].last
+	}
 	return p.res[j].last + p.res[wrapSlot(j+hdRun/2, n)].last + p.res[wrapSlot(j+hdRun-1, n)].last
 }
 

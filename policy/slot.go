@@ -22,8 +22,9 @@ package policy
 // cache miss on each: the block's slot then still names the recycled node,
 // which no longer belongs to it (stale). Any table claims a stale slot as
 // a free one (freeSlot). A node kept in a lent slot or the map is removed
-// from there as remove does (reading the block, a rare case: the planner's
-// lru and fifo, which drop, hold their blocks' own slots).
+// from there as remove does (reading the block): the planner's lru and
+// fifo, which drop, usually hold their blocks' own slots, but a Streaming
+// tracking the same block moves their node to the slot it lends.
 
 // lentValue returns what the slot lent by the holder of b's slot holds,
 // or nil.

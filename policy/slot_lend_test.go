@@ -57,3 +57,50 @@ func TestSlotLent(t *testing.T) {
 		})
 	}
 }
+
+// TestDroppedNodeInLent: a tagged LRU (the planner's) and a Streaming
+// track the same block, the LRU's node moved to the slot Streaming lends.
+// EvictTagged drops the node; re-admitting and forgetting the block must
+// leave nothing behind (a leaked map entry once made get(b) return the
+// node of another block).
+func TestDroppedNodeInLent(t *testing.T) {
+	lru := NewLRU()
+	b, d := &Block{ID: 1}, &Block{ID: 2}
+	lru.AdmitTagged(b, 1, 7)                       // b.slot = lru's node
+	s := NewStreaming(NewLRU(), 0, recentWindow{}) // another policy over b
+	s.Access(b, 2)
+	s.Admit(b, 2) // lru's node moves to the lent slot
+	lru.EvictTagged(3)
+	lru.AdmitTagged(b, 4, 7)
+	lru.Forget(b)
+	if n := len(lru.nodes.over); n != 0 {
+		t.Errorf("over keeps %d entries after Forget", n)
+	}
+	lru.AdmitTagged(d, 5, 8)
+	if n, ok := lru.nodes.get(b); ok {
+		t.Fatalf("forgotten block 1 read as tracked: node of block %d", n.b.ID)
+	}
+	lru.Forget(b) // must not touch d
+	if lru.Len() != 1 {
+		t.Fatalf("Len %d after forgetting an untracked block, want 1", lru.Len())
+	}
+}
+
+// TestStaleNodeMovedToLent: the same through a stale slot: EvictTagged
+// leaves b's slot stale, and a Streaming admitting b claims it as free
+// instead of lending it on.
+func TestStaleNodeMovedToLent(t *testing.T) {
+	lru := NewLRU()
+	b, d := &Block{ID: 1}, &Block{ID: 2}
+	lru.AdmitTagged(b, 1, 7)
+	lru.EvictTagged(2) // b.slot stale
+	s := NewStreaming(NewLRU(), 0, recentWindow{})
+	s.Access(b, 3)
+	s.Admit(b, 3) // the stale node moves to lent
+	lru.AdmitTagged(b, 4, 7)
+	lru.Forget(b)
+	lru.AdmitTagged(d, 5, 8)
+	if n, ok := lru.nodes.get(b); ok {
+		t.Fatalf("forgotten block 1 read as tracked: node of block %d", n.b.ID)
+	}
+}

@@ -3,8 +3,13 @@ package policy
 // streamEntry is Streaming's state of one resident block. It holds the
 // block's slot when that is free or held by a policy that lends none, and
 // lends a second slot (lent) in which the inner policy keeps its own
-// state, so that neither needs a map (see slot.go); a slot's previous
-// holder (the inner policy's ghost of the block) moves to lent.
+// state, so that neither needs a map (see slot.go). A free or stale slot
+// (freeSlot) is taken as it is; a slot held by another policy's state
+// (the inner policy's ghost of the block, or another policy tracking the
+// same block, such as a planner's lru) moves to lent, and back to the
+// block's slot when Streaming drops the block. A list node moved so is
+// marked not in its block's slot (node.inSlot), so that a drop of it
+// empties lent.
 type streamEntry struct {
 	mem   seqMember
 	b     *Block
@@ -52,7 +57,14 @@ func (t *streamTable) add(b *Block) *streamEntry {
 	}
 	*e = streamEntry{b: b, owner: t}
 	t.n++
+	if freeSlot(b) {
+		b.slot = e
+		return e
+	}
 	if _, lender := b.slot.(*streamEntry); !lender {
+		if n, ok := b.slot.(*node); ok {
+			n.inSlot = false // now in lent: drop must unlend it
+		}
 		e.lent, b.slot = b.slot, e
 		return e
 	}
@@ -70,6 +82,9 @@ func (t *streamTable) remove(e *streamEntry) {
 	b := e.b
 	if b.slot == any(e) {
 		b.slot, e.lent = e.lent, nil
+		if n, ok := b.slot.(*node); ok && n.b == b {
+			n.inSlot = true
+		}
 	} else {
 		delete(t.over, b.ID)
 	}
