@@ -70,8 +70,9 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 }
 
 // setDAMONParam sets the DAMON sampler's option that parameter k names to
-// v: its sampling and aggregation intervals and its region counts, which
-// the kernel takes as 32-bit numbers.
+// v: its sampling and aggregation intervals, from 100us to 1h, and its
+// region counts, 32-bit options. setSamplerParam routes only these four
+// names here.
 func setDAMONParam(opts *bpf.Options, k, v string) error {
 	switch k {
 	case "sample_interval", "aggregate_interval":
