@@ -187,14 +187,8 @@ func (c *core) Watch(r Region) error {
 		rs = old.rs
 	}
 	n := len(rs)
-	switch {
-	case n >= MaxRegionsPerProcess:
-		return fmt.Errorf("pid %d has %d regions, the most one process may have: %w", r.PID, n, ErrTooManyRegions)
-	case n == 0 && len(c.procs) >= c.maxProc:
-		return fmt.Errorf("%d processes watched, the most this sampler takes: %w", len(c.procs), ErrTooManyRegions)
-	case len(c.regions) >= c.maxWatched:
-		return fmt.Errorf("%d regions watched in all, the most this sampler takes (max_watched): %w",
-			len(c.regions), ErrTooManyRegions)
+	if err := c.roomFor(r.PID, n); err != nil {
+		return err
 	}
 	// k: where r goes in the sorted list; only its neighbours can overlap it.
 	k, _ := slices.BinarySearchFunc(rs, r.Start, func(o Region, start uint64) int { return cmp.Compare(o.Start, start) })
@@ -227,6 +221,22 @@ func (c *core) Watch(r Region) error {
 		}
 		_ = c.changed()
 		return err
+	}
+	return nil
+}
+
+// roomFor says whether one more region fits for pid, which watches n
+// already: the per-process, per-sampler process and max_watched limits
+// are checked before anything is published, so a refusal changes nothing.
+func (c *core) roomFor(pid uint32, n int) error {
+	switch {
+	case n >= MaxRegionsPerProcess:
+		return fmt.Errorf("pid %d has %d regions, the most one process may have: %w", pid, n, ErrTooManyRegions)
+	case n == 0 && len(c.procs) >= c.maxProc:
+		return fmt.Errorf("%d processes watched, the most this sampler takes: %w", len(c.procs), ErrTooManyRegions)
+	case len(c.regions) >= c.maxWatched:
+		return fmt.Errorf("%d regions watched in all, the most this sampler takes (max_watched): %w",
+			len(c.regions), ErrTooManyRegions)
 	}
 	return nil
 }

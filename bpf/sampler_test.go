@@ -112,37 +112,50 @@ func TestCloseLeavesNothing(t *testing.T) {
 			if err := s.Close(); err != nil {
 				t.Fatal(err)
 			}
-			// The kernel frees programs after an RCU grace period or
-			// from a work queue: give it a moment.
-			var left []uint32
-			for range 100 {
-				left = left[:0]
-				for id := range progIDs(t) {
-					if !before[id] && during[id] {
-						left = append(left, id)
-					}
-				}
-				if len(left) == 0 {
-					break
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-			if len(left) > 0 {
+			if left := progsLeft(t, before, during); len(left) > 0 {
 				t.Errorf("programs %v still loaded 2s after Close", left)
 			}
 			if fds := kernelFDs(t); fds != fdsBefore {
 				t.Errorf("open BPF and perf descriptors: %d before Open, %d after Close", fdsBefore, fds)
 			}
-			_, drainErr := s.Drain(nil)
-			_, statsErr := s.Stats()
-			for _, err := range []error{
-				s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}), s.Unwatch(1), drainErr, statsErr,
-			} {
-				if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "sampler "+name) {
-					t.Errorf("use after Close = %v, want ErrClosed naming sampler %s", err, name)
-				}
-			}
+			checkUseAfterClose(t, s, name)
 		})
+	}
+}
+
+// progsLeft returns the programs loaded while the sampler was open (in
+// during, not in before) that are still loaded. The kernel frees programs
+// after an RCU grace period or from a work queue, so it gives it 2s.
+func progsLeft(t *testing.T, before, during map[uint32]bool) []uint32 {
+	t.Helper()
+	var left []uint32
+	for range 100 {
+		left = left[:0]
+		for id := range progIDs(t) {
+			if !before[id] && during[id] {
+				left = append(left, id)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return left
+}
+
+// checkUseAfterClose checks that every call on s, closed, fails with
+// ErrClosed naming sampler name.
+func checkUseAfterClose(t *testing.T, s Sampler, name string) {
+	t.Helper()
+	_, drainErr := s.Drain(nil)
+	_, statsErr := s.Stats()
+	for _, err := range []error{
+		s.Watch(Region{ID: 1, PID: 1, Start: 0, End: page, BlockSize: page}), s.Unwatch(1), drainErr, statsErr,
+	} {
+		if !errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "sampler "+name) {
+			t.Errorf("use after Close = %v, want ErrClosed naming sampler %s", err, name)
+		}
 	}
 }
 

@@ -53,12 +53,7 @@ func TestWatchManyRegions(t *testing.T) {
 				start := base + uint64(3*i*page)
 				return Region{ID: uint32(i + 1), PID: pid, Start: start, End: start + 2*page, BlockSize: page}
 			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			for _, i := range rng.Perm(n) {
-				if err := s.Watch(region(i)); err != nil {
-					t.Fatalf("Watch(%d): %v", i, err)
-				}
-			}
+			watchShuffled(t, s, n, region)
 			mid := n / 2
 			touchPages(mem, []int{1, 3 * mid, 3*(n-1) + 1, 3*100 + 2})
 			want := map[blockKey]uint64{{1, 1}: 1, {uint32(mid + 1), 0}: 1, {n, 1}: 1}
@@ -94,17 +89,37 @@ func TestWatchManyRegions(t *testing.T) {
 			if got := drainAccesses(t, s); !maps.Equal(got, want) {
 				t.Fatalf("drained %v, want %v", got, want)
 			}
-			st, err := s.Stats()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Outside < 3 || st.Drops != 0 {
-				t.Errorf("stats %+v: want >= 3 outside (pages 302, 0, 3*mid+1), no drops", st)
-			}
-			if st.Matched != 8 {
-				t.Errorf("stats %+v: want 8 matched", st)
-			}
+			checkManyStats(t, s)
 		})
+	}
+}
+
+// watchShuffled watches region(i) for i in [0, n), in a fixed random
+// order, so that the list is not built by appending only.
+func watchShuffled(t *testing.T, s Sampler, n int, region func(int) Region) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, i := range rng.Perm(n) {
+		if err := s.Watch(region(i)); err != nil {
+			t.Fatalf("Watch(%d): %v", i, err)
+		}
+	}
+}
+
+// checkManyStats checks the sampler's counters after TestWatchManyRegions'
+// touches: the faults outside every region (pages 302, 0, 3*mid+1) and
+// the 8 in one, with no drops.
+func checkManyStats(t *testing.T, s Sampler) {
+	t.Helper()
+	st, err := s.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Outside < 3 || st.Drops != 0 {
+		t.Errorf("stats %+v: want >= 3 outside (pages 302, 0, 3*mid+1), no drops", st)
+	}
+	if st.Matched != 8 {
+		t.Errorf("stats %+v: want 8 matched", st)
 	}
 }
 
@@ -126,153 +141,6 @@ func TestWatchBlockNotPowerOfTwo(t *testing.T) {
 			}
 		})
 	}
-}
-
-// watchModel is what the kernel's watch list of one process should hold.
-type watchModel map[uint32]Region
-
-// fault is the blocks an access of one byte at a counts in the model.
-func (m watchModel) fault(a uint64, want map[blockKey]uint64) {
-	for _, r := range m {
-		if a >= r.Start && a < r.End {
-			want[blockKey{r.ID, uint32((a - r.Start) / r.BlockSize)}]++
-			return
-		}
-	}
-}
-
-// damon is the blocks a DAMON region [start, end) with n accesses counts.
-func (m watchModel) damon(start, end, n uint64, want map[blockKey]uint64) {
-	for _, r := range m {
-		lo, hi := max(start, r.Start), min(end, r.End)
-		if lo >= hi {
-			continue
-		}
-		for b := (lo - r.Start) / r.BlockSize; b <= (hi-1-r.Start)/r.BlockSize; b++ {
-			want[blockKey{r.ID, uint32(b)}] += n
-		}
-	}
-}
-
-// TestWatchListSearch drives the search of the BPF programs through
-// BPF_PROG_TEST_RUN (no faults, no DAMON: on_fault and on_damon_test run
-// with addresses of this process that the test picks): up to
-// MaxRegionsPerProcess regions of random sizes, gaps and block sizes
-// (multiples of the page size, most not powers of two) are watched and
-// unwatched in random order, and after each round every region's first
-// and last byte, a byte inside, the gaps, and DAMON ranges across several
-// regions are counted where a linear scan says.
-func TestWatchListSearch(t *testing.T) {
-	requireRoot(t)
-	opts := Options{}.withDefaults()
-	fault, err := load("fault-test", kvtierProgOnFault, opts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fault.Close()
-	damon, err := load("damon-test", kvtierProgOnDamonTest, opts, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer damon.Close()
-	run := func(p *ebpf.Program, args ...uint64) {
-		t.Helper()
-		if _, err := p.Run(&ebpf.RunOptions{Context: args}); err != nil {
-			if errors.Is(err, ebpf.ErrNotSupported) {
-				t.Skipf("BPF_PROG_TEST_RUN of raw tracepoints: %v", err)
-			}
-			t.Fatal(err)
-		}
-	}
-
-	pid := uint32(os.Getpid())
-	rng := rand.New(rand.NewPCG(3, 4))
-	// Slots of 64 pages from 0x10000000: slot i may hold region i (not
-	// overlapping another slot's), of 1 to 64 pages, starting 0 to 63
-	// pages in.
-	const slots = MaxRegionsPerProcess + 512
-	model := watchModel{}
-	var ids []uint32 // model's keys in the order watched
-	var lastID uint32
-	slotOf := map[uint32]int{}
-	used := map[int]bool{}
-	for round, target := range []int{300, MaxRegionsPerProcess, 1500, 10} {
-		// Unwatch at random down to target, or watch up to it.
-		for len(model) > target {
-			i := rng.IntN(len(ids))
-			id := ids[i]
-			ids = slices.Delete(ids, i, i+1)
-			for _, c := range []*core{fault, damon} {
-				if err := c.Unwatch(id); err != nil {
-					t.Fatal(err)
-				}
-			}
-			delete(used, slotOf[id])
-			delete(model, id)
-		}
-		for len(model) < target {
-			slot := rng.IntN(slots)
-			if used[slot] {
-				continue
-			}
-			pages := 1 + rng.Uint64N(64)
-			off := rng.Uint64N(64 - pages + 1)
-			lastID++
-			r := Region{ID: lastID, PID: pid, Start: 0x10000000 + (uint64(slot)*64+off)*page,
-				BlockSize: (1 + rng.Uint64N(7)) * page}
-			r.End = r.Start + pages*page
-			for _, c := range []*core{fault, damon} {
-				if err := c.Watch(r); err != nil {
-					t.Fatalf("round %d: Watch(%+v): %v", round, r, err)
-				}
-			}
-			used[slot], slotOf[r.ID], model[r.ID] = true, slot, r
-			ids = append(ids, r.ID)
-		}
-
-		want := map[blockKey]uint64{}
-		for _, r := range model {
-			for _, a := range []uint64{r.Start, r.End - 1, r.Start + rng.Uint64N(r.End-r.Start), r.Start - 1, r.End} {
-				run(fault.objs.Prog, a, 0, 2)
-				model.fault(a, want)
-			}
-		}
-		got := drainAccesses(t, fault)
-		if !maps.Equal(got, want) {
-			t.Fatalf("round %d (%d regions): fault counts differ from the model: %s", round, len(model), diffCounts(got, want))
-		}
-
-		want = map[blockKey]uint64{}
-		for range 500 {
-			start := 0x10000000 + rng.Uint64N(slots*64*page)
-			end := start + 1 + rng.Uint64N(2*64*page)
-			n := 1 + rng.Uint64N(20)
-			run(damon.objs.Prog, uint64(pid), start, end, n)
-			model.damon(start, end, n, want)
-		}
-		got = drainAccesses(t, damon)
-		if !maps.Equal(got, want) {
-			t.Fatalf("round %d (%d regions): DAMON counts differ from the model: %s", round, len(model), diffCounts(got, want))
-		}
-		t.Logf("round %d: %d regions, %d DAMON blocks counted", round, len(model), len(want))
-	}
-}
-
-// diffCounts describes up to 10 blocks whose counts differ.
-func diffCounts(got, want map[blockKey]uint64) string {
-	var d []string
-	for k := range maps.Keys(want) {
-		if got[k] != want[k] {
-			d = append(d, fmt.Sprintf("%v: got %d want %d", k, got[k], want[k]))
-		}
-	}
-	for k := range maps.Keys(got) {
-		if _, ok := want[k]; !ok {
-			d = append(d, fmt.Sprintf("%v: got %d want 0", k, got[k]))
-		}
-	}
-	slices.Sort(d)
-	return fmt.Sprintf("%d differ: %s", len(d), strings.Join(d[:min(10, len(d))], "; "))
 }
 
 // TestWatchListChunks checks the Go side's bookkeeping of the regions map

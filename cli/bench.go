@@ -42,49 +42,56 @@ func newBenchCmd() *cobra.Command {
 			"are Go benchmarks: see the README's \"Daemon scale\".",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			list := splitPolicies(pols)
-			for _, p := range list {
-				if _, err := policy.New(p, policy.Env{}); err != nil {
-					return usageError("--policy: %v", err)
-				}
-			}
-			mc, err := sim.Prepare(sim.MooncakeSampleName, sim.MooncakeSample(trace.MooncakeOptions{}))
-			if err != nil {
-				return err
-			}
-			spec := fmt.Sprintf("mixed_locality:pages=100000,steps=%d,seed=1", accesses)
-			syn, err := sim.Prepare(spec, func() (trace.Reader, error) { return trace.NewWorkloadSpec(spec) })
-			if err != nil {
-				return err
-			}
-			rows, err := benchRuns(list, mc, syn)
-			if err != nil {
-				return err
-			}
-			g, _ := sim.GridPreset("regret")
-			start := time.Now()
-			grid, err := sim.RunGrid(g, 1)
-			if err != nil {
-				return err
-			}
-			gridSec := time.Since(start).Seconds()
-			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{
-					"runs": rows, "regret_grid_runs": len(grid), "regret_grid_seconds": gridSec})
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "trace\tpolicy\taccesses\tseconds\taccesses/s")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3gM\n", r.Trace, r.Policy, r.Accesses, r.Seconds, r.PerSec/1e6)
-			}
-			fmt.Fprintf(tw, "\nregret grid: %d runs in %.3fs on one worker\n", len(grid), gridSec)
-			return tw.Flush()
+			return runBench(cmd, splitPolicies(pols), accesses, asJSON)
 		},
 	}
 	cmd.Flags().StringArrayVar(&pols, "policy", []string{"lru,arc,s3fifo,regret_aware"}, "policy specs (repeatable or comma list)")
 	cmd.Flags().IntVar(&accesses, "accesses", 10_000_000, "accesses of the synthetic trace")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// runBench times each policy in list on the Mooncake sample and on a
+// synthetic trace of accesses accesses, then the regret grid on one worker,
+// and prints the figures as a table or, with asJSON, as JSON. The policy
+// specs are checked first so a typo fails before minutes of replay.
+func runBench(cmd *cobra.Command, list []string, accesses int, asJSON bool) error {
+	for _, p := range list {
+		if _, err := policy.New(p, policy.Env{}); err != nil {
+			return usageError("--policy: %v", err)
+		}
+	}
+	mc, err := sim.Prepare(sim.MooncakeSampleName, sim.MooncakeSample(trace.MooncakeOptions{}))
+	if err != nil {
+		return err
+	}
+	spec := fmt.Sprintf("mixed_locality:pages=100000,steps=%d,seed=1", accesses)
+	syn, err := sim.Prepare(spec, func() (trace.Reader, error) { return trace.NewWorkloadSpec(spec) })
+	if err != nil {
+		return err
+	}
+	rows, err := benchRuns(list, mc, syn)
+	if err != nil {
+		return err
+	}
+	g, _ := sim.GridPreset("regret")
+	start := time.Now()
+	grid, err := sim.RunGrid(g, 1)
+	if err != nil {
+		return err
+	}
+	gridSec := time.Since(start).Seconds()
+	if asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{
+			"runs": rows, "regret_grid_runs": len(grid), "regret_grid_seconds": gridSec})
+	}
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "trace\tpolicy\taccesses\tseconds\taccesses/s")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3gM\n", r.Trace, r.Policy, r.Accesses, r.Seconds, r.PerSec/1e6)
+	}
+	fmt.Fprintf(tw, "\nregret grid: %d runs in %.3fs on one worker\n", len(grid), gridSec)
+	return tw.Flush()
 }
 
 // benchCase is one trace and the configuration bench replays it with.

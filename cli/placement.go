@@ -48,39 +48,9 @@ func newPlacementCmd() *cobra.Command {
 				if pid != 0 || rng != "" {
 					return usageError("--region cannot be combined with --pid or --range")
 				}
-				if region == 0 {
-					return usageError("--region must be a positive region ID (see `kvtier regions`)")
-				}
-				kr, err := regionPlacement(cmd.Context(), &f, region, width)
-				if err != nil {
-					return err
-				}
-				rep := kvPlacementReport{Regions: []kvRegion{kr}}
-				if f.asJSON {
-					return json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
-				}
-				return writeKVRegions(cmd.OutOrStdout(), rep.Regions)
+				return runRegionPlacement(cmd, &f, region, width)
 			}
-			if pid <= 0 {
-				return usageError("--pid is required (a positive process ID), or --region; got --pid %d", pid)
-			}
-			var r *addrRange
-			if rng != "" {
-				parsed, err := parseAddrRange(rng)
-				if err != nil {
-					return usageError("--range %q: %v", rng, err)
-				}
-				r = &parsed
-			}
-			rep, err := pidPlacement(pid, r)
-			if err != nil {
-				return withCode(placementExitCode(err), err)
-			}
-			rep.KV, err = pidRegions(cmd.Context(), &f, pid, r, width)
-			if err != nil {
-				rep.KV, rep.Daemon = []kvRegion{}, daemonNote(err)
-			}
-			return writePlacement(cmd.OutOrStdout(), rep, f.asJSON)
+			return runPidPlacement(cmd, &f, pid, rng, width)
 		},
 	}
 	f.add(cmd)
@@ -89,6 +59,50 @@ func newPlacementCmd() *cobra.Command {
 	cmd.Flags().Uint64Var(&region, "region", 0, "KV region ID to inspect (asks the daemon)")
 	cmd.Flags().IntVar(&width, "width", defaultStripWidth, "heat strip width in characters")
 	return cmd
+}
+
+// runRegionPlacement answers placement --region: one KV region's blocks
+// per node and tier, as the daemon reports them.
+func runRegionPlacement(cmd *cobra.Command, f *clientFlags, region uint64, width int) error {
+	if region == 0 {
+		return usageError("--region must be a positive region ID (see `kvtier regions`)")
+	}
+	kr, err := regionPlacement(cmd.Context(), f, region, width)
+	if err != nil {
+		return err
+	}
+	rep := kvPlacementReport{Regions: []kvRegion{kr}}
+	if f.asJSON {
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(rep)
+	}
+	return writeKVRegions(cmd.OutOrStdout(), rep.Regions)
+}
+
+// runPidPlacement answers placement --pid: the kernel's view of where the
+// process's pages live, optionally clipped to rng, then the KV regions the
+// daemon tracks for it. The daemon is optional: when it cannot be asked,
+// the report says why instead of failing.
+func runPidPlacement(cmd *cobra.Command, f *clientFlags, pid int, rng string, width int) error {
+	if pid <= 0 {
+		return usageError("--pid is required (a positive process ID), or --region; got --pid %d", pid)
+	}
+	var r *addrRange
+	if rng != "" {
+		parsed, err := parseAddrRange(rng)
+		if err != nil {
+			return usageError("--range %q: %v", rng, err)
+		}
+		r = &parsed
+	}
+	rep, err := pidPlacement(pid, r)
+	if err != nil {
+		return withCode(placementExitCode(err), err)
+	}
+	rep.KV, err = pidRegions(cmd.Context(), f, pid, r, width)
+	if err != nil {
+		rep.KV, rep.Daemon = []kvRegion{}, daemonNote(err)
+	}
+	return writePlacement(cmd.OutOrStdout(), rep, f.asJSON)
 }
 
 // addrRange is [Start, End).

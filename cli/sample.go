@@ -156,16 +156,7 @@ func runSample(ctx context.Context, f sampleFlags, regions []bpf.Region) (*sampl
 		if buf, err = s.Drain(buf[:0]); err != nil {
 			return err
 		}
-		for _, c := range buf {
-			k := [2]uint32{c.Region, c.Block}
-			m := merged[k]
-			m.Region, m.Block = c.Region, c.Block
-			m.Accesses += c.Accesses
-			m.Reads += c.Reads
-			m.Writes += c.Writes
-			m.LastSeen = max(m.LastSeen, c.LastSeen)
-			merged[k] = m
-		}
+		mergeCounts(merged, buf)
 		return nil
 	}
 	tick := time.NewTicker(time.Second)
@@ -193,16 +184,40 @@ loop:
 		return nil, err
 	}
 	rep := &sampleReport{Sampler: f.sampler, PID: f.pid, Seconds: time.Since(start).Seconds(), Regions: regions, Stats: st}
+	rep.Counts = addressCounts(regions, merged)
+	return rep, nil
+}
+
+// mergeCounts adds one drained epoch, buf, into merged, keyed by region and
+// block: counters add up and LastSeen keeps the latest, so the report reads
+// as one epoch as long as the whole run.
+func mergeCounts(merged map[[2]uint32]bpf.Count, buf []bpf.Count) {
+	for _, c := range buf {
+		k := [2]uint32{c.Region, c.Block}
+		m := merged[k]
+		m.Region, m.Block = c.Region, c.Block
+		m.Accesses += c.Accesses
+		m.Reads += c.Reads
+		m.Writes += c.Writes
+		m.LastSeen = max(m.LastSeen, c.LastSeen)
+		merged[k] = m
+	}
+}
+
+// addressCounts gives each merged count the address of its block in the
+// watched regions, sorted by region then block; nil when nothing was seen.
+func addressCounts(regions []bpf.Region, merged map[[2]uint32]bpf.Count) []sampleCount {
 	byID := map[uint32]bpf.Region{}
 	for _, r := range regions {
 		byID[r.ID] = r
 	}
+	var out []sampleCount
 	for _, c := range merged {
 		r := byID[c.Region]
-		rep.Counts = append(rep.Counts, sampleCount{Count: c, Addr: r.Start + uint64(c.Block)*r.BlockSize})
+		out = append(out, sampleCount{Count: c, Addr: r.Start + uint64(c.Block)*r.BlockSize})
 	}
-	sortCounts(rep.Counts)
-	return rep, nil
+	sortCounts(out)
+	return out
 }
 
 func sortCounts(cs []sampleCount) {

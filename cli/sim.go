@@ -67,6 +67,13 @@ func newSimCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
 	}
+	addSimFlags(cmd, &f)
+	return cmd
+}
+
+// addSimFlags registers sim's flags on cmd, writing into f: the inputs,
+// the hierarchy, and each mode's knobs, whose defaults are the daemon's.
+func addSimFlags(cmd *cobra.Command, f *simFlags) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.workloads, "workload", nil, "synthetic workload spec, e.g. periodic_reuse:period=11 (repeatable)")
 	fl.StringArrayVar(&f.traces, "trace", nil, "trace file, plain, gzip or zstd (repeatable)")
@@ -95,7 +102,6 @@ func newSimCmd() *cobra.Command {
 	fl.BoolVar(&f.demo, "demo", false, "run the built-in comparison of every online policy against LRU and Bélády (a few seconds)")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.StringVar(&f.moveLog, "move-log", "", "write every block move (miss, evict, cascade, drop, prefetch, free) of the asked policies to FILE: CSV, or JSON lines for .jsonl; gzip for a name ending in .gz, zstd for .zst (cache and blocks modes; never streamed)")
-	return cmd
 }
 
 // splitPolicies splits comma lists of specs, keeping key=value pieces with

@@ -154,37 +154,19 @@ func newTraceStatsCmd() *cobra.Command {
 			if (len(args) == 1) == (spec != "") {
 				return usageError("give either a FILE or --workload SPEC")
 			}
-			var r trace.Reader
-			var err error
-			name := spec
 			if spec != "" {
-				ws, err := trace.ParseWorkloadSeed(spec, trace.DefaultSeed)
-				if err == nil {
-					r, err = trace.NewWorkload(ws.Name, ws.Params)
-				}
-				if err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--workload: %w", err))
-				}
-			} else {
-				name = args[0]
-				opt := trace.OpenOptions{Mooncake: trace.MooncakeOptions{NoDecode: noDecode, KVBytesPerToken: kvBytes}}
-				if format != "" {
-					if opt.Format, err = trace.ParseFormat(format); err != nil {
-						return usageError("--format: %v", err)
-					}
-				}
-				c, err := trace.OpenWith(args[0], opt)
+				s, err := summarizeWorkload(spec)
 				if err != nil {
 					return err
 				}
-				defer c.Close()
-				r = c
+				return printStats(cmd.OutOrStdout(), spec, s, asJSON)
 			}
-			s, err := trace.Summarize(r)
+			opt := trace.OpenOptions{Mooncake: trace.MooncakeOptions{NoDecode: noDecode, KVBytesPerToken: kvBytes}}
+			s, err := summarizeFile(args[0], format, opt)
 			if err != nil {
 				return err
 			}
-			return printStats(cmd.OutOrStdout(), name, s, asJSON)
+			return printStats(cmd.OutOrStdout(), args[0], s, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -193,6 +175,39 @@ func newTraceStatsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&noDecode, "no-decode", false, "Mooncake, LMBench: read only the prompt blocks (hash_ids)")
 	cmd.Flags().Int64Var(&kvBytes, "kv-bytes-per-token", trace.KVBytesLlama2_70B, "Mooncake, LMBench: fp16 KV bytes per token")
 	return cmd
+}
+
+// summarizeWorkload summarises the synthetic workload spec, seeded with
+// kvtier's default seed unless the spec gives seed=. A bad spec is a usage
+// error.
+func summarizeWorkload(spec string) (trace.Stats, error) {
+	ws, err := trace.ParseWorkloadSeed(spec, trace.DefaultSeed)
+	var r trace.Reader
+	if err == nil {
+		r, err = trace.NewWorkload(ws.Name, ws.Params)
+	}
+	if err != nil {
+		return trace.Stats{}, withCode(ExitUsage, fmt.Errorf("--workload: %w", err))
+	}
+	return trace.Summarize(r)
+}
+
+// summarizeFile summarises the trace file at path in one pass, in format
+// (detected when empty) and with opt's Mooncake and LMBench block sizing.
+// A bad --format is a usage error, checked before the file is opened.
+func summarizeFile(path, format string, opt trace.OpenOptions) (trace.Stats, error) {
+	if format != "" {
+		var err error
+		if opt.Format, err = trace.ParseFormat(format); err != nil {
+			return trace.Stats{}, usageError("--format: %v", err)
+		}
+	}
+	c, err := trace.OpenWith(path, opt)
+	if err != nil {
+		return trace.Stats{}, err
+	}
+	defer c.Close()
+	return trace.Summarize(c)
 }
 
 func printStats(w io.Writer, name string, s trace.Stats, asJSON bool) error {

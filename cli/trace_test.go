@@ -105,34 +105,7 @@ func TestTraceGen(t *testing.T) {
 		{"b.jsonl", "csv", "csv"},
 	} {
 		t.Run(tc.file+"/"+tc.format, func(t *testing.T) {
-			path := filepath.Join(dir, tc.file)
-			args := []string{"trace", "gen", "--workload", spec, "-o", path, "--json"}
-			if tc.format != "" {
-				args = append(args, "--format", tc.format)
-			}
-			code, out, errs := runCLI(args...)
-			if code != ExitOK {
-				t.Fatalf("exit %d: %s", code, errs)
-			}
-			var sum genSummary
-			decodeStrict(t, out, &sum, "workload", "file", "format", "records")
-			wantSum := genSummary{Workload: spec, File: path, Format: tc.wantFormat, Records: int64(len(want))}
-			if sum != wantSum {
-				t.Errorf("summary %+v, want %+v", sum, wantSum)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			detected, err := trace.Detect(f, "") // content only, not the name
-			if err != nil || detected.String() != tc.wantFormat {
-				t.Errorf("%s holds %v (%v), want %s", tc.file, detected, err, tc.wantFormat)
-			}
-			// Open takes a *.csv name for CSV, so read in the format written.
-			if got := fileRecords(t, path, detected); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: %d records differ from the generator's %d", tc.file, len(got), len(want))
-			}
+			checkGenFile(t, spec, filepath.Join(dir, tc.file), tc.format, tc.wantFormat, want)
 		})
 	}
 
@@ -155,6 +128,39 @@ func TestTraceGen(t *testing.T) {
 			t.Error("--seed 4 overrode the spec's seed=3 (sim lets the spec's seed win)")
 		}
 	})
+}
+
+// checkGenFile runs trace gen of spec to path, in format (or the one the
+// extension says when empty), and checks the JSON summary, that the file
+// holds wantFormat by its content, and that it reads back as want.
+func checkGenFile(t *testing.T, spec, path, format, wantFormat string, want []trace.Record) {
+	args := []string{"trace", "gen", "--workload", spec, "-o", path, "--json"}
+	if format != "" {
+		args = append(args, "--format", format)
+	}
+	code, out, errs := runCLI(args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var sum genSummary
+	decodeStrict(t, out, &sum, "workload", "file", "format", "records")
+	wantSum := genSummary{Workload: spec, File: path, Format: wantFormat, Records: int64(len(want))}
+	if sum != wantSum {
+		t.Errorf("summary %+v, want %+v", sum, wantSum)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	detected, err := trace.Detect(f, "") // content only, not the name
+	if err != nil || detected.String() != wantFormat {
+		t.Errorf("%s holds %v (%v), want %s", filepath.Base(path), detected, err, wantFormat)
+	}
+	// Open takes a *.csv name for CSV, so read in the format written.
+	if got := fileRecords(t, path, detected); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: %d records differ from the generator's %d", filepath.Base(path), len(got), len(want))
+	}
 }
 
 // TestTraceStats checks stats of files in each format and of a workload

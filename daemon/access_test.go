@@ -3,6 +3,7 @@ package daemon
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,27 +19,9 @@ import (
 func TestRegionOwnership(t *testing.T) {
 	d := newHandlerDaemon(t, "sampler \"fault\" {}\n")
 	h := d.routes()
-	wl := startWorkload(t) // root's process
-	buf := testutil.AlignedBuffer(1 << 20)
-	testutil.Touch(buf)
+	wl := startWorkload(t)                                 // root's process
 	user := caller{pid: os.Getpid(), uid: 1000, gid: 1000} // this process, as a user
-	mine := doAs(h, user, "POST", "/v1/regions", fmt.Sprintf(`{"addr":%d,"length":%d,"block_size":65536}`,
-		testutil.Addr(buf), len(buf)))
-	if mine.Code != 201 {
-		t.Fatalf("registering its own process = %d %s", mine.Code, mine.Body)
-	}
-	var own api.Region
-	_ = json.Unmarshal(mine.Body.Bytes(), &own)
-	if own.PID != os.Getpid() {
-		t.Fatalf("a registration without pid names pid %d, want the caller %d", own.PID, os.Getpid())
-	}
-	root := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`,
-		wl.PID(), wl.Addr, wl.Size))
-	if root.Code != 201 {
-		t.Fatalf("root registering = %d %s", root.Code, root.Body)
-	}
-	var theirs api.Region
-	_ = json.Unmarshal(root.Body.Bytes(), &theirs)
+	own, theirs := registerOwnAndRoots(t, h, user, wl)
 	rp := fmt.Sprintf("/v1/regions/%d", theirs.ID)
 	tests := []struct {
 		name, method, path, body string
@@ -67,14 +50,45 @@ func TestRegionOwnership(t *testing.T) {
 			}
 		})
 	}
+	checkListsOwnOnly(t, h, user, own.ID)
+}
+
+// registerOwnAndRoots registers, as user, a buffer of this process without
+// naming the pid, and, as root, wl's buffer; it returns both regions.
+func registerOwnAndRoots(t *testing.T, h http.Handler, user caller, wl *testutil.Workload) (own, theirs api.Region) {
+	t.Helper()
+	buf := testutil.AlignedBuffer(1 << 20)
+	testutil.Touch(buf)
+	mine := doAs(h, user, "POST", "/v1/regions", fmt.Sprintf(`{"addr":%d,"length":%d,"block_size":65536}`,
+		testutil.Addr(buf), len(buf)))
+	if mine.Code != 201 {
+		t.Fatalf("registering its own process = %d %s", mine.Code, mine.Body)
+	}
+	_ = json.Unmarshal(mine.Body.Bytes(), &own)
+	if own.PID != os.Getpid() {
+		t.Fatalf("a registration without pid names pid %d, want the caller %d", own.PID, os.Getpid())
+	}
+	root := do(h, "POST", "/v1/regions", fmt.Sprintf(`{"pid":%d,"addr":%d,"length":%d,"block_size":65536}`,
+		wl.PID(), wl.Addr, wl.Size))
+	if root.Code != 201 {
+		t.Fatalf("root registering = %d %s", root.Code, root.Body)
+	}
+	_ = json.Unmarshal(root.Body.Bytes(), &theirs)
+	return own, theirs
+}
+
+// checkListsOwnOnly checks that the region and placement lists show user
+// its own region, own, only, while root sees both regions.
+func checkListsOwnOnly(t *testing.T, h http.Handler, user caller, own uint64) {
+	t.Helper()
 	for _, path := range []string{"/v1/regions", "/v1/placement"} {
 		var got []struct {
 			ID     uint64 `json:"id"`
 			Region uint64 `json:"region"`
 		}
 		rec := doAs(h, user, "GET", path, ``)
-		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != 1 || got[0].ID+got[0].Region != own.ID {
-			t.Errorf("%s as a user = %s, want its own region %d only", path, rec.Body, own.ID)
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != 1 || got[0].ID+got[0].Region != own {
+			t.Errorf("%s as a user = %s, want its own region %d only", path, rec.Body, own)
 		}
 	}
 	if rec := do(h, "GET", "/v1/regions", ``); strings.Count(rec.Body.String(), `"id"`) != 2 {

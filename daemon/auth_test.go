@@ -35,31 +35,12 @@ func procCreds(uid, gid uint32, caps uint64) numa.ProcCreds {
 		Dumpable: true, UserNS: "user:[1]", PIDNS: "pid:[1]"}
 }
 
+// TestMayAct checks who may act on which process: root and
+// CAP_SYS_PTRACE of the host always, a user on its own dumpable processes
+// of the same uid and gid only, and the error codes when a process is gone
+// or cannot be read.
 func TestMayAct(t *testing.T) {
-	setuid := procCreds(1000, 1000, 0)
-	setuid.UIDs[1], setuid.UIDs[2] = 0, 0
-	undumpable := procCreds(1000, 1000, 0)
-	undumpable.Dumpable = false
-	otherGroup := procCreds(1000, 1000, 0)
-	otherGroup.GIDs[1] = 5
-	containerCap := procCreds(1000, 1000, 1<<numa.CapSysPtrace)
-	containerCap.UserNS = "user:[2]"
-	procs := fakeProcs{
-		0:   procCreds(0, 0, ^uint64(0)), // the daemon
-		1:   procCreds(0, 0, ^uint64(0)),
-		100: procCreds(1000, 1000, 0), // the caller's own processes
-		101: procCreds(1000, 1000, 0),
-		102: procCreds(2000, 2000, 0), // another user's
-		103: setuid,
-		104: undumpable,
-		105: otherGroup,
-		200: procCreds(1000, 1000, 1<<numa.CapSysPtrace), // a caller with CAP_SYS_PTRACE
-		201: containerCap,
-		202: procCreds(3000, 3000, 1<<numa.CapSysPtrace), // pid 202 now names someone else
-		300: errors.New("reading /proc/300/status: too many open files"),
-		301: &fs.PathError{Op: "open", Path: "/proc/301/status", Err: syscall.EMFILE},
-	}
-	a := procs.authorizer()
+	a := mayActProcs().authorizer()
 	user := caller{pid: 100, uid: 1000, gid: 1000}
 	tests := []struct {
 		name   string
@@ -103,6 +84,36 @@ func TestMayAct(t *testing.T) {
 				t.Errorf("the refusal %q tells about the process", err)
 			}
 		})
+	}
+}
+
+// mayActProcs is the processes TestMayAct's callers act on: root's, the
+// caller's own, another user's, set-uid, undumpable and other-group ones,
+// callers with CAP_SYS_PTRACE in the host's and in a user namespace, and
+// ones whose status cannot be read.
+func mayActProcs() fakeProcs {
+	setuid := procCreds(1000, 1000, 0)
+	setuid.UIDs[1], setuid.UIDs[2] = 0, 0
+	undumpable := procCreds(1000, 1000, 0)
+	undumpable.Dumpable = false
+	otherGroup := procCreds(1000, 1000, 0)
+	otherGroup.GIDs[1] = 5
+	containerCap := procCreds(1000, 1000, 1<<numa.CapSysPtrace)
+	containerCap.UserNS = "user:[2]"
+	return fakeProcs{
+		0:   procCreds(0, 0, ^uint64(0)), // the daemon
+		1:   procCreds(0, 0, ^uint64(0)),
+		100: procCreds(1000, 1000, 0), // the caller's own processes
+		101: procCreds(1000, 1000, 0),
+		102: procCreds(2000, 2000, 0), // another user's
+		103: setuid,
+		104: undumpable,
+		105: otherGroup,
+		200: procCreds(1000, 1000, 1<<numa.CapSysPtrace), // a caller with CAP_SYS_PTRACE
+		201: containerCap,
+		202: procCreds(3000, 3000, 1<<numa.CapSysPtrace), // pid 202 now names someone else
+		300: errors.New("reading /proc/300/status: too many open files"),
+		301: &fs.PathError{Op: "open", Path: "/proc/301/status", Err: syscall.EMFILE},
 	}
 }
 

@@ -61,14 +61,7 @@ func TestNodeFullBackoff(t *testing.T) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	plan := func() int { // demotions the next plan makes
-		d.holdLocked()
-		pl := d.planner.Plan(d.now())
-		for _, m := range pl.Demote {
-			_ = d.planner.Done(m.Block.ID, false, false, d.now()) // failed: the node is full
-		}
-		return len(pl.Demote)
-	}
+	plan := func() int { return planFailedDemotions(d) }
 	full := &numa.Report{FullNodes: []int{1}}
 	if n := plan(); n == 0 {
 		t.Fatal("the first plan demotes nothing; the region is over the fast-tier budget")
@@ -87,26 +80,7 @@ func TestNodeFullBackoff(t *testing.T) {
 			t.Fatalf("the plan after a %d-epoch backoff does not try the node again", want)
 		}
 	}
-	st := d.backoffStatus()
-	if len(st) != 1 || st[0].Node != 1 || st[0].Held != "demotions" || st[0].Epochs != 8 || st[0].TimesFull != 3 {
-		t.Errorf("status node_backoff = %+v", st)
-	}
-	var m dto.Metric
-	if err := d.metrics.nodeBackoff.WithLabelValues("1").Write(&m); err != nil || m.GetGauge().GetValue() != 8 {
-		t.Errorf("kvtier_node_backoff_epochs{node=\"1\"} = %v, %v; want 8", m.GetGauge().GetValue(), err)
-	}
-	if n := strings.Count(logs.String(), "node full (ENOMEM): backing off"); n != 3 {
-		t.Errorf("%d backoff warnings logged, want one per backoff (3):\n%s", n, logs.String())
-	}
-	nodeEvents := 0
-	for len(events) > 0 {
-		if ev := <-events; ev.Type == api.EventNodeFull && ev.Node != nil && *ev.Node == 1 && strings.Contains(ev.Reason, "demotions held") {
-			nodeEvents++
-		}
-	}
-	if nodeEvents != 3 {
-		t.Errorf("%d node_full events, want 3", nodeEvents)
-	}
+	checkBackoffShown(t, d, logs, events)
 
 	// A move that reached the node ends the backoff.
 	r := d.regions[v.ID]
@@ -141,5 +115,43 @@ func TestUntilNext(t *testing.T) {
 		if got := untilNext(tc.took, epoch); got != tc.want {
 			t.Errorf("after an epoch of %v: next in %v, want %v", tc.took, got, tc.want)
 		}
+	}
+}
+
+// planFailedDemotions plans once, d.mu held, and fails every demotion as a
+// full node would; it returns how many demotions the plan made.
+func planFailedDemotions(d *Daemon) int {
+	d.holdLocked()
+	pl := d.planner.Plan(d.now())
+	for _, m := range pl.Demote {
+		_ = d.planner.Done(m.Block.ID, false, false, d.now()) // failed: the node is full
+	}
+	return len(pl.Demote)
+}
+
+// checkBackoffShown checks, d.mu held, that three backoffs of node 1
+// reaching 8 epochs show in the status and the gauge, and were each logged
+// and published once.
+func checkBackoffShown(t *testing.T, d *Daemon, logs *testutil.SyncBuffer, events <-chan api.Event) {
+	t.Helper()
+	st := d.backoffStatus()
+	if len(st) != 1 || st[0].Node != 1 || st[0].Held != "demotions" || st[0].Epochs != 8 || st[0].TimesFull != 3 {
+		t.Errorf("status node_backoff = %+v", st)
+	}
+	var m dto.Metric
+	if err := d.metrics.nodeBackoff.WithLabelValues("1").Write(&m); err != nil || m.GetGauge().GetValue() != 8 {
+		t.Errorf("kvtier_node_backoff_epochs{node=\"1\"} = %v, %v; want 8", m.GetGauge().GetValue(), err)
+	}
+	if n := strings.Count(logs.String(), "node full (ENOMEM): backing off"); n != 3 {
+		t.Errorf("%d backoff warnings logged, want one per backoff (3):\n%s", n, logs.String())
+	}
+	nodeEvents := 0
+	for len(events) > 0 {
+		if ev := <-events; ev.Type == api.EventNodeFull && ev.Node != nil && *ev.Node == 1 && strings.Contains(ev.Reason, "demotions held") {
+			nodeEvents++
+		}
+	}
+	if nodeEvents != 3 {
+		t.Errorf("%d node_full events, want 3", nodeEvents)
 	}
 }

@@ -66,14 +66,21 @@ sampler "fault" {}
 			if gotErr := errors.As(err, &re) && re.code == http.StatusBadRequest; gotErr != tt.wantErr {
 				t.Errorf("update to %s: %v, want a 400: %v", tt.to, err, tt.wantErr)
 			}
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			r := d.regions[v.ID]
-			for i, want := range tt.wantBlock {
-				if got := r.metaOf(i).Class.String(); got != want {
-					t.Errorf("block %d is %s, want %s", i, got, want)
-				}
-			}
+			checkBlockClasses(t, d, v.ID, tt.wantBlock)
 		})
+	}
+}
+
+// checkBlockClasses checks the class of each block of region id that want
+// names.
+func checkBlockClasses(t *testing.T, d *Daemon, id uint64, want map[int]string) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.regions[id]
+	for i, w := range want {
+		if got := r.metaOf(i).Class.String(); got != w {
+			t.Errorf("block %d is %s, want %s", i, got, w)
+		}
 	}
 }

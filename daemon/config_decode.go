@@ -94,6 +94,10 @@ type rawLog struct {
 	JSON  *bool          `hcl:"json,optional"`
 }
 
+// decodeConfig parses src, the HCL text of filename, into a Config that
+// starts from DefaultConfig. It returns every diagnostic found, in the
+// file's block order, rather than stopping at the first, so one run of
+// `kvtier check` shows all a file's mistakes.
 func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
@@ -146,14 +150,20 @@ func decodeConfig(filename string, src []byte) (*Config, hcl.Diagnostics) {
 		cfg.Metrics.Listen = *raw.Metrics.Listen
 	}
 	if raw.Log != nil {
-		if s, ok := d.enum(raw.Log.Level, "level", LogLevels...); ok {
-			cfg.Log.Level = s
-		}
-		if raw.Log.JSON != nil {
-			cfg.Log.JSON = *raw.Log.JSON
-		}
+		d.log(raw.Log, cfg)
 	}
 	return cfg, append(diags, d.diags...)
+}
+
+// log decodes the log block: the level, one of LogLevels, and whether
+// lines are JSON; what it leaves out keeps DefaultConfig's value.
+func (d *decoder) log(l *rawLog, cfg *Config) {
+	if s, ok := d.enum(l.Level, "level", LogLevels...); ok {
+		cfg.Log.Level = s
+	}
+	if l.JSON != nil {
+		cfg.Log.JSON = *l.JSON
+	}
 }
 
 // samplers decodes the sampler blocks: each names a sampler kvtier has

@@ -24,26 +24,16 @@ budgets {
 }
 `
 
+// TestDaemonRoundTrip registers a workload's buffer with a daemon started
+// in the test and drives every region call, the status, topology and
+// policy queries, the metrics and the event stream once.
 func TestDaemonRoundTrip(t *testing.T) {
 	td := startDaemon(t, testConfig)
 	wl := startWorkload(t)
 	ctx := context.Background()
 	c := td.client
 
-	var mu sync.Mutex
-	var events []api.Event
-	evCtx, stopEvents := context.WithCancel(ctx)
-	defer stopEvents()
-	go func() {
-		_ = c.Events(evCtx, func(ev api.Event) error {
-			mu.Lock()
-			events = append(events, ev)
-			mu.Unlock()
-			return nil
-		})
-	}()
-	time.Sleep(100 * time.Millisecond) // let the subscription start
-
+	eventTypes := collectEvents(t, c)
 	reg, err := c.Register(ctx, api.RegisterRequest{PID: wl.PID(), Addr: wl.Addr, Length: wl.Size,
 		BlockSize: 256 << 10, Tenant: "alice", Class: api.ClassThinkActive, Priority: api.PriorityHigh,
 		Pinned: []api.Range{{Offset: 0, Length: 256 << 10}}, Name: "kv"})
@@ -69,20 +59,83 @@ func TestDaemonRoundTrip(t *testing.T) {
 		t.Fatalf("Region after hints = %+v, %v; want >= 4 accesses", got, err)
 	}
 
+	checkRegionUpdates(t, c, reg.ID)
+
+	checkRegionQueries(t, c, reg, wl.PID())
+
+	// The gauges are set at the end of an epoch: wait for one that
+	// began after the registration (and for three in all).
+	testutil.Eventually(t, 3*time.Second, "epochs to run", func() bool {
+		s, err := c.Status(ctx)
+		return err == nil && s.Epoch.Count >= max(3, atReg.Epoch.Count+1)
+	})
+	checkRoundTripMetrics(t, td.d.MetricsAddr(), wl.Size)
+
+	if err := c.Unregister(ctx, reg.ID); err != nil {
+		t.Fatalf("Unregister: %v", err)
+	}
+	if _, err := c.Region(ctx, reg.ID); !isStatus(err, 404) {
+		t.Fatalf("Region after Unregister = %v, want 404", err)
+	}
+	testutil.Eventually(t, 2*time.Second, "registered and unregistered events", func() bool {
+		s := eventTypes()
+		return strings.Contains(s, api.EventRegionRegistered) && strings.Contains(s, api.EventRegionUnregistered)
+	})
+}
+
+// collectEvents follows c's event stream until the test ends and returns
+// a function giving the types of the events seen so far, comma-separated.
+func collectEvents(t *testing.T, c *api.Client) func() string {
+	t.Helper()
+	var mu sync.Mutex
+	var events []api.Event
+	evCtx, stopEvents := context.WithCancel(context.Background())
+	t.Cleanup(stopEvents)
+	go func() {
+		_ = c.Events(evCtx, func(ev api.Event) error {
+			mu.Lock()
+			events = append(events, ev)
+			mu.Unlock()
+			return nil
+		})
+	}()
+	time.Sleep(100 * time.Millisecond) // let the subscription start
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		var types []string
+		for _, ev := range events {
+			types = append(types, ev.Type)
+		}
+		return strings.Join(types, ",")
+	}
+}
+
+// checkRegionUpdates updates region id's priority, refcount and class, and
+// checks that think_complete does not go back to think_active.
+func checkRegionUpdates(t *testing.T, c *api.Client, id uint64) {
+	t.Helper()
+	ctx := context.Background()
 	tc := api.ClassThinkComplete
-	up, err := c.Update(ctx, reg.ID, api.UpdateRequest{Priority: ptr("low"), RefCount: ptr(int32(3)),
+	up, err := c.Update(ctx, id, api.UpdateRequest{Priority: ptr("low"), RefCount: ptr(int32(3)),
 		ThinkComplete: []api.Range{{Offset: 1 << 20, Length: 1 << 20}}})
 	if err != nil || up.Priority != "low" || up.RefCount != 3 {
 		t.Fatalf("Update = %+v, %v", up, err)
 	}
-	if _, err := c.Update(ctx, reg.ID, api.UpdateRequest{Class: &tc}); err != nil {
+	if _, err := c.Update(ctx, id, api.UpdateRequest{Class: &tc}); err != nil {
 		t.Fatalf("Update class: %v", err)
 	}
 	back := api.ClassThinkActive
-	if _, err := c.Update(ctx, reg.ID, api.UpdateRequest{Class: &back}); !isStatus(err, 400) {
+	if _, err := c.Update(ctx, id, api.UpdateRequest{Class: &back}); !isStatus(err, 400) {
 		t.Fatalf("think_complete -> think_active = %v, want 400 (one-way)", err)
 	}
+}
 
+// checkRegionQueries checks reg's placement, by region and by its process
+// pid, and the status, topology and policy of the daemon holding it alone.
+func checkRegionQueries(t *testing.T, c *api.Client, reg api.Region, pid int) {
+	t.Helper()
+	ctx := context.Background()
 	pl, err := c.Placement(ctx, reg.ID)
 	if err != nil {
 		t.Fatalf("Placement: %v", err)
@@ -90,7 +143,7 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if len(pl.Blocks) != reg.Blocks || pl.FastBlocks+pl.SlowBlocks+pl.Unmapped != reg.Blocks || pl.FastBlocks == 0 {
 		t.Fatalf("placement = %+v", pl)
 	}
-	if pls, err := c.PlacementByPID(ctx, wl.PID()); err != nil || len(pls) != 1 {
+	if pls, err := c.PlacementByPID(ctx, pid); err != nil || len(pls) != 1 {
 		t.Fatalf("PlacementByPID = %v, %v", pls, err)
 	}
 
@@ -106,30 +159,29 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if err != nil || pol.Name != "lru" || pol.Budgets.Tenants["alice"] != 64<<20 {
 		t.Fatalf("Policy = %+v, %v", pol, err)
 	}
+}
 
-	// The gauges are set at the end of an epoch: wait for one that
-	// began after the registration (and for three in all).
-	testutil.Eventually(t, 3*time.Second, "epochs to run", func() bool {
-		s, err := c.Status(ctx)
-		return err == nil && s.Epoch.Count >= max(3, atReg.Epoch.Count+1)
-	})
-	addr := td.d.MetricsAddr()
+// checkRoundTripMetrics checks the metrics at addr once epochs have run
+// with the one region of alice, size bytes all in the fast tier, hinted
+// four blocks.
+func checkRoundTripMetrics(t *testing.T, addr string, size uint64) {
+	t.Helper()
 	if v := metric(t, addr, "kvtier_hint_blocks_total"); v != 4 {
 		t.Errorf("kvtier_hint_blocks_total = %v, want 4", v)
 	}
 	if v := metric(t, addr, "kvtier_regions"); v != 1 {
 		t.Errorf("kvtier_regions = %v, want 1", v)
 	}
-	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(wl.Size) {
-		t.Errorf("alice fast bytes = %v, want %d", v, wl.Size)
+	if v := metric(t, addr, `kvtier_tier_bytes{tenant="alice",tier="fast"}`); v != float64(size) {
+		t.Errorf("alice fast bytes = %v, want %d", v, size)
 	}
 	for _, c := range []struct {
 		sample string
 		want   float64
 	}{
 		{`kvtier_tenant_fast_quota_bytes{tenant="alice"}`, 64 << 20},
-		{`kvtier_tenant_fast_used_bytes{tenant="alice"}`, float64(wl.Size)},
-		{`kvtier_tenant_fast_quota_usage_ratio{tenant="alice"}`, float64(wl.Size) / (64 << 20)},
+		{`kvtier_tenant_fast_used_bytes{tenant="alice"}`, float64(size)},
+		{`kvtier_tenant_fast_quota_usage_ratio{tenant="alice"}`, float64(size) / (64 << 20)},
 	} {
 		if v := metric(t, addr, c.sample); v != c.want {
 			t.Errorf("%s = %v, want %v", c.sample, v, c.want)
@@ -141,23 +193,6 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if v := metric(t, addr, `kvtier_migrated_pages_total{direction="demote"}`); v != 0 {
 		t.Errorf("demoted pages on a one-node host = %v, want 0", v)
 	}
-
-	if err := c.Unregister(ctx, reg.ID); err != nil {
-		t.Fatalf("Unregister: %v", err)
-	}
-	if _, err := c.Region(ctx, reg.ID); !isStatus(err, 404) {
-		t.Fatalf("Region after Unregister = %v, want 404", err)
-	}
-	testutil.Eventually(t, 2*time.Second, "registered and unregistered events", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		var types []string
-		for _, ev := range events {
-			types = append(types, ev.Type)
-		}
-		s := strings.Join(types, ",")
-		return strings.Contains(s, api.EventRegionRegistered) && strings.Contains(s, api.EventRegionUnregistered)
-	})
 }
 
 func TestDaemonSamplesWorkload(t *testing.T) {

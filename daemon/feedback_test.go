@@ -50,17 +50,7 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	if len(moves) < 2 {
 		t.Fatalf("planned %d moves of 16 fast blocks over a 1 MiB fast tier, want at least 2", len(moves))
 	}
-	planned := map[int]bool{}
-	for _, m := range moves {
-		planned[m.index] = true
-	}
-	unplanned := -1
-	for i := range r.blocks.len() {
-		if !planned[i] {
-			unplanned = i
-			break
-		}
-	}
+	unplanned := firstUnplanned(r.blocks.len(), moves)
 	if unplanned < 0 {
 		t.Fatal("every block was planned to move")
 	}
@@ -78,12 +68,7 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	all := append(moves, plannedMove{r: r, index: unplanned, promote: true}, plannedMove{r: ghost, index: 0})
 	d.feedback(all, nil, d.now()) // no report: nothing moved
 
-	var errs []string
-	for _, l := range strings.Split(logs.String(), "\n") {
-		if strings.Contains(l, "[ERROR]") {
-			errs = append(errs, l)
-		}
-	}
+	errs := errorLines(logs.String())
 	want := []string{
 		"planner refused a move's outcome: region=1 block=" + strconv.Itoa(unplanned) + " direction=promote",
 		"planner refused a move's outcome: region=99 block=0 direction=demote",
@@ -102,6 +87,32 @@ func TestFeedbackDoneErrors(t *testing.T) {
 	if v := counterValue(t, d, "kvtier_epoch_errors_total"); v != 2 {
 		t.Errorf("kvtier_epoch_errors_total = %v, want 2", v)
 	}
+}
+
+// firstUnplanned is the first of a region's n blocks that no move in
+// moves names, or -1 when every block is planned to move.
+func firstUnplanned(n int, moves []plannedMove) int {
+	planned := map[int]bool{}
+	for _, m := range moves {
+		planned[m.index] = true
+	}
+	for i := range n {
+		if !planned[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// errorLines returns the lines of the daemon's log that are errors.
+func errorLines(logs string) []string {
+	var errs []string
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, "[ERROR]") {
+			errs = append(errs, l)
+		}
+	}
+	return errs
 }
 
 // counterValue reads a counter from the daemon's registry.

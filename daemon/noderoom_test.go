@@ -54,16 +54,7 @@ func TestNodeRoom(t *testing.T) {
 			if err := os.WriteFile(meminfo, body, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := ParseConfig("room.hcl", []byte("kernel_tiering = \"report\"\nsampler \"fault\" {}\nbudgets {\n  fast_bytes = "+tc.budget+"\n}\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.StateDir = t.TempDir() // never /var/lib/kvtier
-			d, err := New(cfg, Options{SysRoot: sys, ProcRoot: proc, Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.closeAll()
+			d := newRoomDaemon(t, sys, proc, tc.budget)
 			if tc.freeMiB < 0 {
 				if err := os.Remove(meminfo); err != nil {
 					t.Fatal(err)
@@ -80,6 +71,24 @@ func TestNodeRoom(t *testing.T) {
 	}
 }
 
+// newRoomDaemon makes a daemon, not started, on the trees sys and proc
+// with fast_bytes = budget (an HCL value), closed when the test ends.
+func newRoomDaemon(t *testing.T, sys, proc, budget string) *Daemon {
+	t.Helper()
+	cfg, err := ParseConfig("room.hcl", []byte("kernel_tiering = \"report\"\nsampler \"fault\" {}\nbudgets {\n  fast_bytes = "+budget+"\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.StateDir = t.TempDir() // never /var/lib/kvtier
+	d, err := New(cfg, Options{SysRoot: sys, ProcRoot: proc, Logger: hclog.New(&hclog.LoggerOptions{Output: &testutil.SyncBuffer{}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.closeAll)
+	return d
+}
+
+// itoa formats n in decimal.
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // TestNodeRoomCarried: the room is read every roomEpochs epochs; in

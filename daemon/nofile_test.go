@@ -95,6 +95,66 @@ func TestRegisterOutOfFiles(t *testing.T) {
 // first, of a live process, is still there at the end.
 func TestNOFILEBinary(t *testing.T) {
 	skipUnlessRoot(t)
+	bd, sock := startNOFILEDaemon(t)
+	status := unixHTTPClient(sock)
+	testutil.Eventually(t, 15*time.Second, "the daemon to answer", func() bool {
+		code, _, err := nofileRequest(status, "GET", "/v1/status", "")
+		return err == nil && code == http.StatusOK
+	})
+	live := registerLiveRegion(t, bd, status)
+
+	// More processes than the limit leaves pidfds for, and pages of each
+	// to register one at a time.
+	const procs, workers, margin = 24, 4, 8
+	pids, pages := startSleepers(t, procs)
+	clients := make([]*http.Client, workers)
+	for i := range clients {
+		clients[i] = unixHTTPClient(sock) // one keep-alive connection each, opened now
+		if code, _, err := nofileRequest(clients[i], "GET", "/v1/status", ""); err != nil || code != 200 {
+			t.Fatalf("worker %d: status %d %v", i, code, err)
+		}
+	}
+	lowerNOFILE(t, bd, margin)
+
+	// /v1/status must answer throughout.
+	stop := make(chan struct{})
+	statusErr, polls := pollStatus(status, stop)
+	start := time.Now()
+	codes, bad := registerPages(clients, pids, pages)
+	took := time.Since(start)
+	close(stop)
+	if err := <-statusErr; err != nil {
+		t.Errorf("status stopped answering: %v", err)
+	}
+	t.Logf("%d attempts in %v (%.0f/s): answers %v; %d status polls", nofileAttempts, took.Round(time.Millisecond),
+		float64(nofileAttempts)/took.Seconds(), codes, polls.Load())
+	for _, b := range bad {
+		t.Error(b)
+	}
+	if codes[http.StatusServiceUnavailable] == 0 {
+		t.Errorf("no 503: the daemon never ran out of file descriptors (answers %v)", codes)
+	}
+	if codes[http.StatusCreated] == 0 {
+		t.Errorf("no 201: nothing was registered at the limit (answers %v)", codes)
+	}
+	if code, body, err := nofileRequest(status, "GET", fmt.Sprintf("/v1/regions/%d", live), ""); err != nil || code != 200 {
+		t.Errorf("the live region %d after the attempts: %d %s %v", live, code, body, err)
+	}
+	select {
+	case <-bd.exited:
+		t.Fatalf("the daemon exited: %v\n%s", bd.err, bd.logs)
+	default:
+	}
+	if s := bd.logs.String(); strings.Contains(s, "process exited") {
+		t.Errorf("a region was dropped as exited:\n%s", s)
+	}
+}
+
+// startNOFILEDaemon starts the kvtier binary with room for 512 regions,
+// 64 a process, so that file descriptors, not the API's limits, run out
+// first; it returns the daemon and its socket.
+func startNOFILEDaemon(t *testing.T) (*binaryDaemon, string) {
+	t.Helper()
 	bin := testutil.Binary(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "kvtier.hcl")
@@ -109,14 +169,13 @@ api {
 }
 `, dir)), 0o600)
 	sock := filepath.Join(dir, "k.sock")
-	bd := startBinaryDaemon(t, bin, "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0")
-	status := unixHTTPClient(sock)
-	testutil.Eventually(t, 15*time.Second, "the daemon to answer", func() bool {
-		code, _, err := nofileRequest(status, "GET", "/v1/status", "")
-		return err == nil && code == http.StatusOK
-	})
+	return startBinaryDaemon(t, bin, "--config", cfgPath, "--socket", sock, "--metrics-addr", "127.0.0.1:0"), sock
+}
 
-	// The live region, registered while the daemon has files to spare.
+// registerLiveRegion registers a live workload's buffer while the daemon
+// has files to spare and returns the region's ID.
+func registerLiveRegion(t *testing.T, bd *binaryDaemon, status *http.Client) uint64 {
+	t.Helper()
 	wl := startWorkload(t)
 	code, body, err := nofileRequest(status, "POST", "/v1/regions",
 		fmt.Sprintf(`{"pid": %d, "addr": %d, "length": %d, "block_size": 65536}`, wl.PID(), wl.Addr, wl.Size))
@@ -127,13 +186,16 @@ api {
 	if err := json.Unmarshal(body, &live); err != nil {
 		t.Fatal(err)
 	}
+	return live.ID
+}
 
-	// More processes than the limit leaves pidfds for, and pages of each
-	// to register one at a time.
-	const procs, workers, margin = 24, 4, 8
+// startSleepers starts n processes that live past the test (killed at
+// cleanup) and returns their pids and the mapped pages of each.
+func startSleepers(t *testing.T, n int) ([]int, [][]uint64) {
+	t.Helper()
 	var pages [][]uint64
 	var pids []int
-	for range procs {
+	for range n {
 		cmd := exec.Command("sleep", "600")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -144,15 +206,13 @@ api {
 	for _, pid := range pids {
 		pages = append(pages, mappedPages(t, pid))
 	}
-	clients := make([]*http.Client, workers)
-	for i := range clients {
-		clients[i] = unixHTTPClient(sock) // one keep-alive connection each, opened now
-		if code, _, err := nofileRequest(clients[i], "GET", "/v1/status", ""); err != nil || code != 200 {
-			t.Fatalf("worker %d: status %d %v", i, code, err)
-		}
-	}
+	return pids, pages
+}
 
-	// The daemon's limit: the descriptors it holds now, and margin more.
+// lowerNOFILE sets the daemon's NOFILE limit to the descriptors it holds
+// now and margin more.
+func lowerNOFILE(t *testing.T, bd *binaryDaemon, margin int) {
+	t.Helper()
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", bd.cmd.Process.Pid))
 	if err != nil {
 		t.Fatal(err)
@@ -162,11 +222,14 @@ api {
 		t.Fatalf("prlimit: %v", err)
 	}
 	t.Logf("daemon pid %d: %d descriptors open, NOFILE lowered to %d", bd.cmd.Process.Pid, len(fds), limit)
+}
 
-	// /v1/status must answer throughout.
-	stop := make(chan struct{})
+// pollStatus asks for /v1/status every 20ms until stop is closed. The
+// channel it returns is closed then, after carrying the first failed
+// answer if there was one; polls counts the answers.
+func pollStatus(status *http.Client, stop <-chan struct{}) (<-chan error, *atomic.Int64) {
 	statusErr := make(chan error, 1)
-	var polls atomic.Int64
+	polls := new(atomic.Int64)
 	go func() {
 		defer close(statusErr)
 		for {
@@ -182,14 +245,21 @@ api {
 			polls.Add(1)
 		}
 	}()
+	return statusErr, polls
+}
 
-	start := time.Now()
+// registerPages sends nofileAttempts one-page registrations, round robin
+// over the processes pids (whose pages are pages), one worker a client.
+// It returns how many answers had each status code and up to 10 answers
+// that were neither a 201, a 4xx nor a 503.
+func registerPages(clients []*http.Client, pids []int, pages [][]uint64) (map[int]int, []string) {
+	procs := len(pids)
 	var next atomic.Int64
 	var mu sync.Mutex
 	codes := map[int]int{}
 	var bad []string
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range clients {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
@@ -211,33 +281,7 @@ api {
 		})
 	}
 	wg.Wait()
-	took := time.Since(start)
-	close(stop)
-	if err := <-statusErr; err != nil {
-		t.Errorf("status stopped answering: %v", err)
-	}
-	t.Logf("%d attempts in %v (%.0f/s): answers %v; %d status polls", nofileAttempts, took.Round(time.Millisecond),
-		float64(nofileAttempts)/took.Seconds(), codes, polls.Load())
-	for _, b := range bad {
-		t.Error(b)
-	}
-	if codes[http.StatusServiceUnavailable] == 0 {
-		t.Errorf("no 503: the daemon never ran out of file descriptors (answers %v)", codes)
-	}
-	if codes[http.StatusCreated] == 0 {
-		t.Errorf("no 201: nothing was registered at the limit (answers %v)", codes)
-	}
-	if code, body, err := nofileRequest(status, "GET", fmt.Sprintf("/v1/regions/%d", live.ID), ""); err != nil || code != 200 {
-		t.Errorf("the live region %d after the attempts: %d %s %v", live.ID, code, body, err)
-	}
-	select {
-	case <-bd.exited:
-		t.Fatalf("the daemon exited: %v\n%s", bd.err, bd.logs)
-	default:
-	}
-	if s := bd.logs.String(); strings.Contains(s, "process exited") {
-		t.Errorf("a region was dropped as exited:\n%s", s)
-	}
+	return codes, bad
 }
 
 // nofileRequest sends one request and reads the answer.

@@ -130,6 +130,29 @@ func TestRecordReplay(t *testing.T) {
 	hinted, sampled, hints := recordWorkload(t, td, path)
 
 	got := readRecorded(t, path)
+	checkRecorded(t, got, hinted, sampled, hints)
+
+	tr, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.Open(path) })
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	accesses := got.accesses[hinted.ID] + got.accesses[sampled.ID]
+	if tr.Accesses() != accesses || tr.Records() != got.records || tr.Blocks() != len(got.distinct) {
+		t.Fatalf("prepared %d accesses, %d records, %d blocks; the file has %d, %d, %d",
+			tr.Accesses(), tr.Records(), tr.Blocks(), accesses, got.records, len(got.distinct))
+	}
+	checkRoomForAll(t, tr, accesses)
+	checkTieringReplay(t, tr, accesses)
+
+	t.Run("cli", func(t *testing.T) { checkSimCLI(t, path, accesses) })
+}
+
+// checkRecorded checks the trace the daemon recorded: the hinted region's
+// accesses are its hints, the sampled region's some, the think_complete
+// range four block updates, and a free for each accessed block of the
+// sampled region, which was unregistered, and none for the hinted one.
+func checkRecorded(t *testing.T, got recorded, hinted, sampled api.Region, hints int) {
+	t.Helper()
 	if got.accesses[hinted.ID] != hints {
 		t.Errorf("recorded %d accesses of the hinted region, want the %d hints", got.accesses[hinted.ID], hints)
 	}
@@ -154,18 +177,12 @@ func TestRecordReplay(t *testing.T) {
 		t.Errorf("frees = %v, want %d for the unregistered region (its accessed blocks) and none for the other",
 			got.frees, seenSampled)
 	}
+}
 
-	tr, err := sim.Prepare(path, func() (trace.Reader, error) { return trace.Open(path) })
-	if err != nil {
-		t.Fatalf("Prepare: %v", err)
-	}
-	accesses := got.accesses[hinted.ID] + got.accesses[sampled.ID]
-	if tr.Accesses() != accesses || tr.Records() != got.records || tr.Blocks() != len(got.distinct) {
-		t.Fatalf("prepared %d accesses, %d records, %d blocks; the file has %d, %d, %d",
-			tr.Accesses(), tr.Records(), tr.Blocks(), accesses, got.records, len(got.distinct))
-	}
-	// A fast tier holding every block: only first accesses miss, whatever
-	// the policy.
+// checkRoomForAll replays tr, of accesses accesses, with a fast tier
+// holding every block: only first accesses miss, whatever the policy.
+func checkRoomForAll(t *testing.T, tr *sim.Trace, accesses int) {
+	t.Helper()
 	for _, p := range []string{"lru", "regret_aware"} {
 		res, err := sim.Run(sim.Config{Policy: p, Mode: sim.ModeBlocks, CapacityBlocks: tr.Blocks()}, tr)
 		if err != nil {
@@ -177,8 +194,13 @@ func TestRecordReplay(t *testing.T) {
 				p, res.Accesses, res.FastHitRatio, accesses, want)
 		}
 	}
-	// The daemon's model: DRAM for eight of the 256KiB blocks, the rest on
-	// CXL, the planner deciding each epoch.
+}
+
+// checkTieringReplay replays tr in tiering mode twice with the daemon's
+// model (DRAM for eight of the 256KiB blocks, the rest on CXL, the planner
+// deciding each epoch) and checks that both comparisons agree.
+func checkTieringReplay(t *testing.T, tr *sim.Trace, accesses int) {
+	t.Helper()
 	h := sim.Hierarchy{Preset: "recorded", Tiers: []sim.Tier{
 		{Name: "dram", Capacity: 2 << 20, ReadMs: 100e-6, WriteMs: 100e-6, Bandwidth: 300e6},
 		{Name: "cxl", Capacity: 1 << 30, ReadMs: 250e-6, WriteMs: 250e-6, Bandwidth: 32e6}}}
@@ -199,40 +221,42 @@ func TestRecordReplay(t *testing.T) {
 				rs[i].FastHitRatio, rs[i].Evictions, again[i].FastHitRatio, again[i].Evictions)
 		}
 	}
+}
 
-	t.Run("cli", func(t *testing.T) {
-		bin := testutil.Binary(t)
-		for _, args := range [][]string{
-			// The recorded blocks (64-256 KiB) do not fit the kvlab preset's
-			// 42 KB tier 0, which kvtier sim refuses: give it room for 8.
-			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--fast-bytes", "2MiB", "--json"},
-			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--mode", "tiering", "--preset", "cxl",
-				"--scenario", "constrained", "--epoch", "8", "--json"},
-			{"sim", "--trace", path, "--policy", "lru,regret_aware", "--capacity-blocks", "8", "--json"},
-		} {
-			out, err := exec.Command(bin, args...).Output()
-			if err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					t.Fatalf("kvtier %v: %v\n%s", args, err, ee.Stderr)
-				}
-				t.Fatal(err)
+// checkSimCLI replays the trace at path, of accesses accesses, with the
+// built `kvtier sim --trace` in cache, tiering and blocks modes.
+func checkSimCLI(t *testing.T, path string, accesses int) {
+	bin := testutil.Binary(t)
+	for _, args := range [][]string{
+		// The recorded blocks (64-256 KiB) do not fit the kvlab preset's
+		// 42 KB tier 0, which kvtier sim refuses: give it room for 8.
+		{"sim", "--trace", path, "--policy", "lru,regret_aware", "--fast-bytes", "2MiB", "--json"},
+		{"sim", "--trace", path, "--policy", "lru,regret_aware", "--mode", "tiering", "--preset", "cxl",
+			"--scenario", "constrained", "--epoch", "8", "--json"},
+		{"sim", "--trace", path, "--policy", "lru,regret_aware", "--capacity-blocks", "8", "--json"},
+	} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Fatalf("kvtier %v: %v\n%s", args, err, ee.Stderr)
 			}
-			var rs []sim.Result
-			if err := json.Unmarshal(out, &rs); err != nil {
-				t.Fatalf("kvtier %v printed %q: %v", args, out, err)
-			}
-			checkCompared(t, rs, accesses)
-			if rs[0].Mode == "blocks" {
-				// Bélády is optimal for unit blocks of one capacity.
-				for _, r := range rs[:2] {
-					if r.FastHitRatio > rs[2].FastHitRatio {
-						t.Errorf("%s hit ratio %v beats Bélády's %v", r.Policy, r.FastHitRatio, rs[2].FastHitRatio)
-					}
+			t.Fatal(err)
+		}
+		var rs []sim.Result
+		if err := json.Unmarshal(out, &rs); err != nil {
+			t.Fatalf("kvtier %v printed %q: %v", args, out, err)
+		}
+		checkCompared(t, rs, accesses)
+		if rs[0].Mode == "blocks" {
+			// Bélády is optimal for unit blocks of one capacity.
+			for _, r := range rs[:2] {
+				if r.FastHitRatio > rs[2].FastHitRatio {
+					t.Errorf("%s hit ratio %v beats Bélády's %v", r.Policy, r.FastHitRatio, rs[2].FastHitRatio)
 				}
 			}
 		}
-	})
+	}
 }
 
 // checkCompared checks the rows of a comparison of lru and regret_aware

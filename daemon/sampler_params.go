@@ -50,6 +50,31 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 			return fmt.Errorf("pmu %q: want one of %s: %w", v, strings.Join(pmuKinds, ", "), bpf.ErrBadOption)
 		}
 		opts.PMU = v
+	case "sample_interval", "aggregate_interval", "max_regions", "regions_per_block":
+		return setDAMONParam(opts, k, v)
+	case "binary":
+		opts.Binary = v
+	case "symbol":
+		opts.Symbol = v
+	case "abi":
+		switch a := bpf.ABI(v); a {
+		case bpf.ABIC, bpf.ABIGo:
+			opts.ABI = a
+		default:
+			return fmt.Errorf("abi %q: want %q or %q: %w", v, bpf.ABIC, bpf.ABIGo, bpf.ErrBadOption)
+		}
+	default:
+		return fmt.Errorf("%w %q (want %s)", errUnknownParam, k, samplerParamNames)
+	}
+	return nil
+}
+
+// setDAMONParam sets the DAMON sampler's option that parameter k names to
+// v: its sampling and aggregation intervals, from 100us to 1h, and its
+// region counts, 32-bit options. setSamplerParam routes only these four
+// names here.
+func setDAMONParam(opts *bpf.Options, k, v string) error {
+	switch k {
 	case "sample_interval", "aggregate_interval":
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 100*time.Microsecond || d > time.Hour {
@@ -72,19 +97,6 @@ func setSamplerParam(opts *bpf.Options, k, v string) error {
 			return fmt.Errorf("regions_per_block %q: want a whole number from 1 to 64", v)
 		}
 		opts.DAMONRegionsPerBlock = uint32(n)
-	case "binary":
-		opts.Binary = v
-	case "symbol":
-		opts.Symbol = v
-	case "abi":
-		switch a := bpf.ABI(v); a {
-		case bpf.ABIC, bpf.ABIGo:
-			opts.ABI = a
-		default:
-			return fmt.Errorf("abi %q: want %q or %q: %w", v, bpf.ABIC, bpf.ABIGo, bpf.ErrBadOption)
-		}
-	default:
-		return fmt.Errorf("%w %q (want %s)", errUnknownParam, k, samplerParamNames)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kvtier/kvtier/internal/testutil"
 	"github.com/kvtier/kvtier/policy"
 )
 
@@ -26,24 +27,10 @@ budgets {
 }
 `)
 	wl := startWorkload(t)
-	half := wl.Size / 2
 	register := func(tenant string, second bool) (uint64, error) {
-		addr := wl.Addr
-		if second {
-			addr += half
-		}
-		v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: addr, length: half, blockSz: 64 << 10,
-			tenant: tenant, source: "test", priority: policy.PriorityNormal, refcount: 1})
-		return v.ID, err
+		return registerHalf(d, wl, tenant, second)
 	}
-	tenantsOf := func() (names []string, planner int) {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		for n := range d.tenants {
-			names = append(names, n)
-		}
-		return names, len(d.planner.Stats().Tenants)
-	}
+	tenantsOf := func() (names []string, planner int) { return daemonTenants(d) }
 	a, err := register("a", false)
 	if err != nil {
 		t.Fatal(err)
@@ -86,4 +73,28 @@ budgets {
 	if idx == 0 {
 		t.Error("tenant q has number 0, the unnamed tenant's")
 	}
+}
+
+// registerHalf registers the first half of wl's buffer, or with second
+// the second half, as a region of tenant, and returns its ID.
+func registerHalf(d *Daemon, wl *testutil.Workload, tenant string, second bool) (uint64, error) {
+	half := wl.Size / 2
+	addr := wl.Addr
+	if second {
+		addr += half
+	}
+	v, err := d.addRegion(regionSpec{pid: wl.PID(), addr: addr, length: half, blockSz: 64 << 10,
+		tenant: tenant, source: "test", priority: policy.PriorityNormal, refcount: 1})
+	return v.ID, err
+}
+
+// daemonTenants returns the names of d's tenants and how many tenants its
+// planner holds state for.
+func daemonTenants(d *Daemon) (names []string, planner int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for n := range d.tenants {
+		names = append(names, n)
+	}
+	return names, len(d.planner.Stats().Tenants)
 }

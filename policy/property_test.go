@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -201,7 +202,6 @@ func replayProps(t *testing.T, info Info, env Env, capBytes int64, ops []traceOp
 	var out outcome
 	var ev []*Block
 	for i, op := range ops {
-		now := Time(i + 1)
 		b, live := blocks[op.id]
 		switch op.kind {
 		case opForget:
@@ -211,43 +211,13 @@ func replayProps(t *testing.T, info Info, env Env, capBytes int64, ops []traceOp
 			}
 		case opPin:
 			if live {
-				s.SetPinned(b, !b.Meta.Pinned, now)
+				s.SetPinned(b, !b.Meta.Pinned, Time(i+1))
 			}
 		case opAccess:
-			switch {
-			case !live:
-				b = &Block{ID: op.id, Meta: op.meta}
-				blocks[op.id] = b
-			case op.remeta:
-				m := op.meta
-				m.Size, m.Pinned = b.Meta.Size, b.Meta.Pinned
-				if !op.update {
-					b.Meta = m
-					break
-				}
-				// Same size: nothing is evicted.
-				if _, err := s.Update(b, m, now, nil); err != nil {
-					t.Fatalf("op %d: update %d: %v", i, op.id, err)
-				}
+			var miss bool
+			if miss, ev = replayAccess(t, s, blocks, i, op, h, ev); miss {
+				out.misses++
 			}
-			b.Next = op.next
-			if s.Access(b, now) {
-				fmt.Fprintf(h, "h%d;", op.id)
-				break
-			}
-			out.misses++
-			ev, err = s.Admit(b, now, ev[:0])
-			if err != nil && !errors.Is(err, ErrNoRoom) {
-				t.Fatalf("op %d: admit %d: %v", i, op.id, err)
-			}
-			fmt.Fprintf(h, "m%d", op.id)
-			for _, v := range ev {
-				if v.Meta.Pinned {
-					t.Fatalf("op %d: pinned block %d evicted", i, v.ID)
-				}
-				fmt.Fprintf(h, ",%d", v.ID)
-			}
-			h.Write([]byte{';'})
 		}
 		checkSet(t, i, s, c)
 	}
@@ -261,6 +231,51 @@ func replayProps(t *testing.T, info Info, env Env, capBytes int64, ops []traceOp
 		t.Fatalf("%d sequences still tracked after freeing every block", len(w.seqs))
 	}
 	return out
+}
+
+// replayAccess replays op, the access at index i, in s: a block not in
+// blocks is created with op's metadata, a live one gets op's metadata
+// (keeping its size and pin) in place or through Update; then it is
+// accessed and, on a miss, admitted. The hit, or the miss and the victims,
+// go into h; the returned buffer holds the victims, for reuse.
+func replayAccess(t *testing.T, s *Set, blocks map[BlockID]*Block, i int, op traceOp, h io.Writer, ev []*Block) (bool, []*Block) {
+	t.Helper()
+	now := Time(i + 1)
+	b, live := blocks[op.id]
+	switch {
+	case !live:
+		b = &Block{ID: op.id, Meta: op.meta}
+		blocks[op.id] = b
+	case op.remeta:
+		m := op.meta
+		m.Size, m.Pinned = b.Meta.Size, b.Meta.Pinned
+		if !op.update {
+			b.Meta = m
+			break
+		}
+		// Same size: nothing is evicted.
+		if _, err := s.Update(b, m, now, nil); err != nil {
+			t.Fatalf("op %d: update %d: %v", i, op.id, err)
+		}
+	}
+	b.Next = op.next
+	if s.Access(b, now) {
+		fmt.Fprintf(h, "h%d;", op.id)
+		return false, ev
+	}
+	ev, err := s.Admit(b, now, ev[:0])
+	if err != nil && !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("op %d: admit %d: %v", i, op.id, err)
+	}
+	fmt.Fprintf(h, "m%d", op.id)
+	for _, v := range ev {
+		if v.Meta.Pinned {
+			t.Fatalf("op %d: pinned block %d evicted", i, v.ID)
+		}
+		fmt.Fprintf(h, ",%d", v.ID)
+	}
+	h.Write([]byte{';'})
+	return true, ev
 }
 
 // seqWindowsOf returns the per-sequence state of a sequence-aware policy.

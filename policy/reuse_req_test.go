@@ -202,27 +202,7 @@ func TestReuseReqLabelsAnAccessOnce(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := NewReuseReq(1e5, 8, Env{CapacityBlocks: 2 * reqMaxPending})
-			blocks := map[BlockID]*Block{}
-			for i, req := range c.requests {
-				seq := uint64(i + 1)
-				if c.batch {
-					seq = 0
-				}
-				for _, id := range req {
-					blk, ok := blocks[id]
-					if !ok {
-						blk = &Block{ID: id}
-						blocks[id] = blk
-					}
-					blk.Meta = Meta{Seq: seq, RefCount: 1}
-					p.Access(blk, 0)
-					if !ok {
-						p.Admit(blk, 0)
-					}
-				}
-			}
-			p.finish()
+			p := replayRequests(c.requests, c.batch)
 			first := reqClass(false, 1, 1)
 			if c.batch {
 				first = reqClass(false, 1, reqMaxPending)
@@ -231,14 +211,49 @@ func TestReuseReqLabelsAnAccessOnce(t *testing.T) {
 				t.Errorf("labels %.0f, in a's first class %d %.0f, want %.0f and %.0f", p.sumR, first, p.reuse[first],
 					c.reuses, c.first)
 			}
-			for cl := range reqClasses {
-				if p.reuse[cl] > p.total[cl] {
-					t.Errorf("class %d: reuse %.0f > total %.0f", cl, p.reuse[cl], p.total[cl])
-				}
-				if pc, all := p.Prob(cl); pc > 1 || all > 1 {
-					t.Errorf("class %d: Prob = %.3f, overall %.3f, want both <= 1", cl, pc, all)
-				}
-			}
+			checkReuseBounded(t, p)
 		})
+	}
+}
+
+// replayRequests has a fresh reuse_req policy read the blocks of requests
+// in order, request i numbered i+1 (0 for all with batch), admitting each
+// block at its first read, and returns it with the last labels counted.
+func replayRequests(requests [][]BlockID, batch bool) *ReuseReq {
+	p := NewReuseReq(1e5, 8, Env{CapacityBlocks: 2 * reqMaxPending})
+	blocks := map[BlockID]*Block{}
+	for i, req := range requests {
+		seq := uint64(i + 1)
+		if batch {
+			seq = 0
+		}
+		for _, id := range req {
+			blk, ok := blocks[id]
+			if !ok {
+				blk = &Block{ID: id}
+				blocks[id] = blk
+			}
+			blk.Meta = Meta{Seq: seq, RefCount: 1}
+			p.Access(blk, 0)
+			if !ok {
+				p.Admit(blk, 0)
+			}
+		}
+	}
+	p.finish()
+	return p
+}
+
+// checkReuseBounded checks that no class of p counts more reuses than
+// accesses, so that no probability exceeds 1.
+func checkReuseBounded(t *testing.T, p *ReuseReq) {
+	t.Helper()
+	for cl := range reqClasses {
+		if p.reuse[cl] > p.total[cl] {
+			t.Errorf("class %d: reuse %.0f > total %.0f", cl, p.reuse[cl], p.total[cl])
+		}
+		if pc, all := p.Prob(cl); pc > 1 || all > 1 {
+			t.Errorf("class %d: Prob = %.3f, overall %.3f, want both <= 1", cl, pc, all)
+		}
 	}
 }

@@ -116,21 +116,11 @@ func collectorNames(t *testing.T) map[string]bool {
 
 var metricRE = regexp.MustCompile(`\b((?:kvtier|go|process)_[a-zA-Z0-9_]+)`)
 
+// TestDashboard checks the Grafana dashboard: panels with unique ids that
+// fit the grid, queries with balanced brackets that read only metrics the
+// daemon exports, and a panel for every kvtier_ family.
 func TestDashboard(t *testing.T) {
-	raw, err := os.ReadFile(dashboardPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !json.Valid(raw) {
-		t.Fatalf("%s is not valid JSON", dashboardPath)
-	}
-	var d grafanaDashboard
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatal(err)
-	}
-	if d.Title == "" || d.UID == "" || d.SchemaVersion == 0 || len(d.Panels) == 0 {
-		t.Fatalf("dashboard lacks title, uid, schemaVersion or panels: %+v", d)
-	}
+	d := loadDashboard(t)
 	known := collectorNames(t)
 	for n := range daemonMetricNames(t) {
 		known[n] = true
@@ -176,6 +166,27 @@ func TestDashboard(t *testing.T) {
 	if missing := missingFamilies(known, used); len(missing) > 0 {
 		t.Errorf("metric families the daemon exports without a dashboard panel: %v", missing)
 	}
+}
+
+// loadDashboard reads the dashboard, which must be valid JSON with a
+// title, a uid, a schema version and panels.
+func loadDashboard(t *testing.T) grafanaDashboard {
+	t.Helper()
+	raw, err := os.ReadFile(dashboardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(raw) {
+		t.Fatalf("%s is not valid JSON", dashboardPath)
+	}
+	var d grafanaDashboard
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Title == "" || d.UID == "" || d.SchemaVersion == 0 || len(d.Panels) == 0 {
+		t.Fatalf("dashboard lacks title, uid, schemaVersion or panels: %+v", d)
+	}
+	return d
 }
 
 // missingFamilies lists the kvtier_ families in known that no query in used

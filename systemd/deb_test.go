@@ -79,11 +79,23 @@ func makeDeb(bin string) (string, error) {
 	return debs[0], nil
 }
 
+// TestDebContents builds the package with a tagged version and checks its
+// name, control data, maintainer scripts, files and modes, and that what it
+// installs is the repository's.
 func TestDebContents(t *testing.T) {
 	deb := buildDeb(t)
 	if !strings.HasSuffix(deb, "/kvtier_1.2.3+4+gabcdef_"+debArch(t)+".deb") {
 		t.Errorf("package name %s: want the version from the tag", deb)
 	}
+	checkDebControl(t, deb)
+	checkDebEntries(t, deb)
+	checkDebPayload(t, deb)
+}
+
+// checkDebControl checks the control fields, that the maintainer scripts
+// are there, executable and parse, and that only the config is a conffile.
+func checkDebControl(t *testing.T, deb string) {
+	t.Helper()
 	info, err := exec.Command("dpkg-deb", "-I", deb).CombinedOutput()
 	if err != nil {
 		t.Fatalf("dpkg-deb -I: %v\n%s", err, info)
@@ -115,6 +127,13 @@ func TestDebContents(t *testing.T) {
 			t.Errorf("%s: %v\n%s", s, err, out)
 		}
 	}
+}
+
+// checkDebEntries checks the package's file list: everything owned by
+// root, directories 0755, the files of wantDebFiles with their modes, man
+// pages 0644, and nothing else.
+func checkDebEntries(t *testing.T, deb string) {
+	t.Helper()
 	entries := debContents(t, deb)
 	got := map[string]debEntry{}
 	for _, e := range entries {
@@ -143,7 +162,13 @@ func TestDebContents(t *testing.T) {
 			t.Errorf("%s has mode %s, want %s", path, e.mode, mode)
 		}
 	}
-	// The packaged unit is the repository's, unchanged (ExecStart /usr/bin).
+}
+
+// checkDebPayload unpacks the package and checks that the unit (ExecStart
+// /usr/bin), config and dashboard are the repository's, unchanged, and that
+// the binary runs.
+func checkDebPayload(t *testing.T, deb string) {
+	t.Helper()
 	x := t.TempDir()
 	if out, err := exec.Command("dpkg-deb", "-x", deb, x).CombinedOutput(); err != nil {
 		t.Fatalf("dpkg-deb -x: %v\n%s", err, out)

@@ -24,6 +24,9 @@ func TestConvergence(t *testing.T) {
 	}
 }
 
+// converge boots kernel on topology with the converge scenario and checks
+// that the arena's hot blocks end on node 0 within the budget, the BPF
+// sampler attached, and every checksum matched.
 func converge(t *testing.T, kernel, topology string) {
 	const (
 		arenaMiB  = 64
@@ -44,24 +47,7 @@ func converge(t *testing.T, kernel, topology string) {
 	r.decode("where-start", &start)
 	r.decode("where-converged", &end)
 	blocks := end.Arenas[0].Blocks
-	if len(blocks) != arenaMiB/blockMiB {
-		r.fatal("where-converged: %d blocks, want %d", len(blocks), arenaMiB/blockMiB)
-	}
-	fast := 0
-	for i, n := range blocks {
-		if n == 0 {
-			fast++
-		}
-		if i < hot && n != 0 {
-			r.fatal("hot block %d is on node %d, want 0; blocks %v", i, n, blocks)
-		}
-		if n != 0 && n != 1 {
-			r.fatal("block %d is on node %d (-2: split across nodes, -1: not present), want 0 or 1; blocks %v", i, n, blocks)
-		}
-	}
-	if fast*blockMiB > budgetMiB {
-		r.fatal("%d MiB of the arena on node 0, budget %d MiB; blocks %v", fast*blockMiB, budgetMiB, blocks)
-	}
+	r.checkConvergedBlocks(blocks, arenaMiB/blockMiB, hot, blockMiB, budgetMiB)
 	// The BPF page-fault sampler attached and ran. It counts nothing
 	// here: the workload faults its arena in before it registers, so the
 	// hot reads fault no more and the workload's API hints drive the
@@ -87,4 +73,29 @@ func converge(t *testing.T, kernel, topology string) {
 		r.fatal("workload report: ok %v, mismatched %v, errors %v", rep.OK, rep.Verify.Mismatched, rep.Errors)
 	}
 	t.Logf("converged: blocks per node %v (start %v); sw-page-faults counted %d accesses", end.Arenas[0].Nodes, start.Arenas[0].Nodes, st.Samplers[0].Events)
+}
+
+// checkConvergedBlocks checks the converged arena's blocks: n of them,
+// each wholly on node 0 or 1, the first hot on node 0, and no more on node
+// 0 than budgetMiB holds in blocks of blockMiB.
+func (r *run) checkConvergedBlocks(blocks []int, n, hot, blockMiB, budgetMiB int) {
+	r.t.Helper()
+	if len(blocks) != n {
+		r.fatal("where-converged: %d blocks, want %d", len(blocks), n)
+	}
+	fast := 0
+	for i, n := range blocks {
+		if n == 0 {
+			fast++
+		}
+		if i < hot && n != 0 {
+			r.fatal("hot block %d is on node %d, want 0; blocks %v", i, n, blocks)
+		}
+		if n != 0 && n != 1 {
+			r.fatal("block %d is on node %d (-2: split across nodes, -1: not present), want 0 or 1; blocks %v", i, n, blocks)
+		}
+	}
+	if fast*blockMiB > budgetMiB {
+		r.fatal("%d MiB of the arena on node 0, budget %d MiB; blocks %v", fast*blockMiB, budgetMiB, blocks)
+	}
 }

@@ -102,43 +102,7 @@ func (r *run) checkDaemonKill() {
 	if log := r.text("daemon-log-one"); strings.Contains(log, "cannot save the registrations") {
 		r.fatal("the first daemon could not write its state file:\n%s", log[max(0, len(log)-3000):])
 	}
-	var saved struct {
-		Regions []struct {
-			Request struct {
-				PID    int    `json:"pid"`
-				Tenant string `json:"tenant"`
-			} `json:"request"`
-			ID uint64 `json:"id"`
-		} `json:"regions"`
-	}
-	r.decode("state-killed", &saved)
-	var pidB, pidC int
-	if _, err := fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC); err != nil {
-		r.fatal("pids-restarted = %q: %v", r.text("pids-restarted"), err)
-	}
-	want := map[string]int{"b": pidB, "c": pidC}
-	if len(saved.Regions) != 2 {
-		r.fatal("the state file the killed daemon left holds %d regions, want b's and c's: %s", len(saved.Regions), r.text("state-killed"))
-	}
-	var regions []faultsRegion
-	r.decode("regions-restarted", &regions)
-	got := map[string]int{}
-	for _, x := range regions {
-		got[x.Tenant] = x.PID
-	}
-	if len(regions) != 2 || got["b"] != pidB || got["c"] != pidC {
-		r.fatal("after the restart, without registering again, the daemon lists %+v, want tenant b (pid %d) and c (pid %d)",
-			regions, want["b"], want["c"])
-	}
-	// The workloads hint and change their regions by the IDs they were
-	// given: each region keeps its ID.
-	for _, sr := range saved.Regions {
-		for _, x := range regions {
-			if x.Tenant == sr.Request.Tenant && x.ID != sr.ID {
-				r.fatal("tenant %s's region had ID %d before the kill and %d after the restart", x.Tenant, sr.ID, x.ID)
-			}
-		}
-	}
+	r.checkRestored()
 	log2 := r.text("daemon-log-two")
 	if !regexp.MustCompile(`registrations restored.* restored=2 dropped=0`).MatchString(log2) {
 		r.fatal("the restarted daemon did not log that it restored both registrations (first of its log):\n%s", log2[:min(len(log2), 3000)])
@@ -219,20 +183,7 @@ func (r *run) checkUnprivileged() {
 	if len(want) != 0 {
 		r.fatal("steps without an answer: %v", want)
 	}
-	var before, after []faultsRegion
-	r.decode("regions-restarted", &before)
-	r.decode("authz-regions-after", &after)
-	find := func(rs []faultsRegion) *faultsRegion {
-		for i := range rs {
-			if fmt.Sprint(rs[i].ID) == rootRegion {
-				return &rs[i]
-			}
-		}
-		return nil
-	}
-	if b, a := find(before), find(after); b == nil || a == nil || *a != *b || a.PID != pidB {
-		r.fatal("root's region %s (pid %d) before uid 65534's attempts %+v, after %+v: want it there and unchanged", rootRegion, pidB, b, a)
-	}
+	r.checkRootRegionUnchanged(rootRegion, pidB)
 	r.t.Logf("uid 65534 (pid %d) against root's region %s: %d answers as expected", rep.PID, rootRegion, len(rep.Steps))
 }
 
@@ -250,12 +201,7 @@ func (r *run) checkNodeFull() {
 	for _, step := range []string{"report-b", "report-c", "report-d"} {
 		r.wantReportOK(step)
 	}
-	free := 0
-	for _, f := range strings.Split(r.text("node1-full"), "\n") {
-		if strings.Contains(f, "MemFree:") {
-			fmt.Sscanf(strings.Fields(f)[3], "%d", &free)
-		}
-	}
+	free := r.node1FreeKB()
 	if free == 0 || free > 16<<10 {
 		r.fatal("node 1 has %d kB free after workload d's demotions: it did not fill up (%q)", free, r.text("node1-full"))
 	}
@@ -274,13 +220,7 @@ func (r *run) checkNodeFull() {
 	if epochs < 4 {
 		r.fatal("only %v epochs in the last 10 s after node 1 filled: the epoch loop stalled", epochs)
 	}
-	var failing int
-	for i := 1; i < len(tail); i++ {
-		if tail[i].get(epochsTotal) > tail[i-1].get(epochsTotal) &&
-			tail[i].get("kvtier_moves_not_executed_total") > tail[i-1].get("kvtier_moves_not_executed_total") {
-			failing++
-		}
-	}
+	failing := failingEpochs(tail)
 	log := string(r.step("daemon-log-two").Output)
 	r.t.Logf("node 1: %s before d, %d kB free after; in the last 10 s %v epochs, %d of them with moves not executed; errors %s",
 		strings.Join(strings.Fields(r.text("node1-before-d")), " "), free, epochs, failing, s.last().labelled("kvtier_migration_errors_total"))
@@ -306,4 +246,92 @@ func (r *run) checkNodeFull() {
 		r.fatal("the daemon log does not say that demotions to node 1 are held (last of it):\n%s", log[max(0, len(log)-3000):])
 	}
 	r.t.Logf("node 1 found full %v times, %d backoffs logged; status node_backoff %+v", full, backoffs, st.NodeBackoff)
+}
+
+// checkRestored checks that the daemon restarted after the kill lists the
+// two regions the killed one saved in its state file, b's and c's, under
+// their pids and with the IDs they had, without their registering again.
+func (r *run) checkRestored() {
+	r.t.Helper()
+	var saved struct {
+		Regions []struct {
+			Request struct {
+				PID    int    `json:"pid"`
+				Tenant string `json:"tenant"`
+			} `json:"request"`
+			ID uint64 `json:"id"`
+		} `json:"regions"`
+	}
+	r.decode("state-killed", &saved)
+	var pidB, pidC int
+	if _, err := fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC); err != nil {
+		r.fatal("pids-restarted = %q: %v", r.text("pids-restarted"), err)
+	}
+	want := map[string]int{"b": pidB, "c": pidC}
+	if len(saved.Regions) != 2 {
+		r.fatal("the state file the killed daemon left holds %d regions, want b's and c's: %s", len(saved.Regions), r.text("state-killed"))
+	}
+	var regions []faultsRegion
+	r.decode("regions-restarted", &regions)
+	got := map[string]int{}
+	for _, x := range regions {
+		got[x.Tenant] = x.PID
+	}
+	if len(regions) != 2 || got["b"] != pidB || got["c"] != pidC {
+		r.fatal("after the restart, without registering again, the daemon lists %+v, want tenant b (pid %d) and c (pid %d)",
+			regions, want["b"], want["c"])
+	}
+	// The workloads hint and change their regions by the IDs they were
+	// given: each region keeps its ID.
+	for _, sr := range saved.Regions {
+		for _, x := range regions {
+			if x.Tenant == sr.Request.Tenant && x.ID != sr.ID {
+				r.fatal("tenant %s's region had ID %d before the kill and %d after the restart", x.Tenant, sr.ID, x.ID)
+			}
+		}
+	}
+}
+
+// checkRootRegionUnchanged checks that root's region rootRegion, of pid
+// pidB, is listed the same before and after uid 65534's attempts.
+func (r *run) checkRootRegionUnchanged(rootRegion string, pidB int) {
+	r.t.Helper()
+	var before, after []faultsRegion
+	r.decode("regions-restarted", &before)
+	r.decode("authz-regions-after", &after)
+	find := func(rs []faultsRegion) *faultsRegion {
+		for i := range rs {
+			if fmt.Sprint(rs[i].ID) == rootRegion {
+				return &rs[i]
+			}
+		}
+		return nil
+	}
+	if b, a := find(before), find(after); b == nil || a == nil || *a != *b || a.PID != pidB {
+		r.fatal("root's region %s (pid %d) before uid 65534's attempts %+v, after %+v: want it there and unchanged", rootRegion, pidB, b, a)
+	}
+}
+
+// node1FreeKB is node 1's MemFree in kB when it was found full.
+func (r *run) node1FreeKB() int {
+	free := 0
+	for _, f := range strings.Split(r.text("node1-full"), "\n") {
+		if strings.Contains(f, "MemFree:") {
+			fmt.Sscanf(strings.Fields(f)[3], "%d", &free)
+		}
+	}
+	return free
+}
+
+// failingEpochs counts the epochs of tail in which a planned move was not
+// executed.
+func failingEpochs(tail series) int {
+	var failing int
+	for i := 1; i < len(tail); i++ {
+		if tail[i].get(epochsTotal) > tail[i-1].get(epochsTotal) &&
+			tail[i].get("kvtier_moves_not_executed_total") > tail[i-1].get("kvtier_moves_not_executed_total") {
+			failing++
+		}
+	}
+	return failing
 }

@@ -45,75 +45,11 @@ func TestInput(t *testing.T) {
 func (r *run) text(step string) string { return strings.TrimSpace(string(r.step(step).Output)) }
 
 func (r *run) checkKernelTiering() {
-	if v := r.text("balancing-at-boot"); v == "0" {
-		r.fatal("NUMA balancing is off at boot (%q): the scenario needs Debian's default (on)", v)
-	}
-	// refuse: exits non-zero, names the conflict and the setting.
-	out := r.text("refuse")
-	if !strings.Contains(out, "exit=") || strings.HasSuffix(out, "exit=0") || strings.HasSuffix(out, "exit=124") {
-		r.fatal("kernel_tiering = refuse: the daemon did not exit with an error (124: still running after 30s): %q", out)
-	}
-	for _, want := range []string{"NUMA balancing", "refuse"} {
-		if !strings.Contains(out, want) {
-			r.fatal("kernel_tiering = refuse: the error does not mention %q: %q", want, out)
-		}
-	}
-	if v := r.text("balancing-after-refuse"); v == "0" {
-		r.fatal("kernel_tiering = refuse turned NUMA balancing off")
-	}
-	// report: samples and plans, moves nothing, says why.
+	out := r.checkTieringRefuse()
 	var w whereReport
-	r.decode("where-report", &w)
-	for i, n := range w.Arenas[0].Blocks {
-		if n != 0 {
-			r.fatal("kernel_tiering = report: block %d moved to node %d; blocks %s", i, n, blockString(w.Arenas[0].Blocks))
-		}
-	}
 	var st statusReport
-	r.decode("status-report", &st)
-	if st.Moving || st.KernelTiering.Mode != "report" || !strings.Contains(st.KernelTiering.Action, "report") {
-		r.fatal("kernel_tiering = report: status says moving %v, kernel_tiering %+v", st.Moving, st.KernelTiering)
-	}
-	if v := r.text("balancing-after-report"); v == "0" {
-		r.fatal("kernel_tiering = report turned NUMA balancing off")
-	}
-	s := r.series("scrape-report").last()
-	r.requireMetric(s, "kvtier_migrated_pages_total", "kvtier_kernel_tiering_active", "kvtier_hint_blocks_total", "kvtier_moves_not_executed_total")
-	switch {
-	case s.sum("kvtier_migrated_pages_total") != 0:
-		r.fatal("kernel_tiering = report: %s", s.labelled("kvtier_migrated_pages_total"))
-	case s.get("kvtier_kernel_tiering_active") != 1:
-		r.fatal("kernel_tiering = report: kvtier_kernel_tiering_active is %v, want 1", s.get("kvtier_kernel_tiering_active"))
-	case s.get("kvtier_hint_blocks_total") == 0:
-		r.fatal("kernel_tiering = report: no access counted (kvtier_hint_blocks_total 0): it must still sample")
-	case s.get("kvtier_moves_not_executed_total") == 0:
-		r.fatal("kernel_tiering = report: no planned move recorded as not executed; a 32 MiB arena over an 8 MiB budget needs demotions")
-	}
-	log := string(r.step("daemon-log-report").Output)
-	if !regexp.MustCompile(`(?i)numa balancing`).MatchString(log) || !strings.Contains(log, "no moves") && !strings.Contains(log, "no page moves") {
-		r.fatal("kernel_tiering = report: the log does not say why nothing moves:\n%s", log)
-	}
-	// disable: turns balancing off and moves.
-	if v := r.text("balancing-after-disable"); v != "0" {
-		r.fatal("kernel_tiering = disable: numa_balancing is %q afterwards, want 0", v)
-	}
-	r.decode("status-disable", &st)
-	if !st.Moving || st.KernelTiering.Action != "disabled" {
-		r.fatal("kernel_tiering = disable: status says moving %v, kernel_tiering %+v", st.Moving, st.KernelTiering)
-	}
-	var restored []struct {
-		ID     uint64 `json:"id"`
-		Tenant string `json:"tenant"`
-	}
-	r.decode("regions-restored", &restored)
-	if len(restored) != 1 || restored[0].Tenant != "a" {
-		r.fatal("after the daemon's restart it has regions %+v, want the workload's, restored", restored)
-	}
-	r.decode("where-disable", &w)
-	fast := onNode(w, seq(0, len(w.Arenas[0].Blocks)), 0)
-	if len(fast)*2 > 8 {
-		r.fatal("kernel_tiering = disable: %d blocks (2 MiB) on node 0, budget 8 MiB; blocks %s", len(fast), blockString(w.Arenas[0].Blocks))
-	}
+	s := r.checkTieringReport(&w, &st)
+	r.checkTieringDisable(&w, &st)
 	r.t.Logf("refuse: %q; report: nothing moved, %v planned moves not executed; disable: blocks %s",
 		out, s.get("kvtier_moves_not_executed_total"), blockString(w.Arenas[0].Blocks))
 }
@@ -147,6 +83,116 @@ var badRequests = map[string]struct {
 }
 
 func (r *run) checkBadInput() {
+	r.checkBadReplies()
+	// Nothing bogus registered; the daemon still serves.
+	var regions []struct {
+		Tenant string `json:"tenant"`
+	}
+	r.decode("regions-after-badinput", &regions)
+	if len(regions) != 1 || regions[0].Tenant != "a" {
+		r.fatal("after the malformed requests the daemon has regions %+v, want only the workload's", regions)
+	}
+	r.checkConfigCheck()
+	r.checkBadReload()
+	r.wantReportOK("report-report")
+	if d := r.text("daemon-exit-disable"); d != "0" {
+		r.fatal("the daemon exited with %s after SIGTERM", d)
+	}
+}
+
+// checkTieringRefuse checks kernel_tiering = refuse: with NUMA balancing
+// on (Debian's default), the daemon exits non-zero naming the conflict and
+// the setting, and leaves balancing on. It returns the daemon's output.
+func (r *run) checkTieringRefuse() string {
+	r.t.Helper()
+	if v := r.text("balancing-at-boot"); v == "0" {
+		r.fatal("NUMA balancing is off at boot (%q): the scenario needs Debian's default (on)", v)
+	}
+	// refuse: exits non-zero, names the conflict and the setting.
+	out := r.text("refuse")
+	if !strings.Contains(out, "exit=") || strings.HasSuffix(out, "exit=0") || strings.HasSuffix(out, "exit=124") {
+		r.fatal("kernel_tiering = refuse: the daemon did not exit with an error (124: still running after 30s): %q", out)
+	}
+	for _, want := range []string{"NUMA balancing", "refuse"} {
+		if !strings.Contains(out, want) {
+			r.fatal("kernel_tiering = refuse: the error does not mention %q: %q", want, out)
+		}
+	}
+	if v := r.text("balancing-after-refuse"); v == "0" {
+		r.fatal("kernel_tiering = refuse turned NUMA balancing off")
+	}
+	return out
+}
+
+// checkTieringReport checks kernel_tiering = report, decoding into w and
+// st: the daemon samples and plans, moves nothing and says why. It returns
+// the last metrics scrape.
+func (r *run) checkTieringReport(w *whereReport, st *statusReport) sample {
+	r.t.Helper()
+	r.decode("where-report", w)
+	for i, n := range w.Arenas[0].Blocks {
+		if n != 0 {
+			r.fatal("kernel_tiering = report: block %d moved to node %d; blocks %s", i, n, blockString(w.Arenas[0].Blocks))
+		}
+	}
+	r.decode("status-report", st)
+	if st.Moving || st.KernelTiering.Mode != "report" || !strings.Contains(st.KernelTiering.Action, "report") {
+		r.fatal("kernel_tiering = report: status says moving %v, kernel_tiering %+v", st.Moving, st.KernelTiering)
+	}
+	if v := r.text("balancing-after-report"); v == "0" {
+		r.fatal("kernel_tiering = report turned NUMA balancing off")
+	}
+	s := r.series("scrape-report").last()
+	r.requireMetric(s, "kvtier_migrated_pages_total", "kvtier_kernel_tiering_active", "kvtier_hint_blocks_total", "kvtier_moves_not_executed_total")
+	switch {
+	case s.sum("kvtier_migrated_pages_total") != 0:
+		r.fatal("kernel_tiering = report: %s", s.labelled("kvtier_migrated_pages_total"))
+	case s.get("kvtier_kernel_tiering_active") != 1:
+		r.fatal("kernel_tiering = report: kvtier_kernel_tiering_active is %v, want 1", s.get("kvtier_kernel_tiering_active"))
+	case s.get("kvtier_hint_blocks_total") == 0:
+		r.fatal("kernel_tiering = report: no access counted (kvtier_hint_blocks_total 0): it must still sample")
+	case s.get("kvtier_moves_not_executed_total") == 0:
+		r.fatal("kernel_tiering = report: no planned move recorded as not executed; a 32 MiB arena over an 8 MiB budget needs demotions")
+	}
+	log := string(r.step("daemon-log-report").Output)
+	if !regexp.MustCompile(`(?i)numa balancing`).MatchString(log) || !strings.Contains(log, "no moves") && !strings.Contains(log, "no page moves") {
+		r.fatal("kernel_tiering = report: the log does not say why nothing moves:\n%s", log)
+	}
+	return s
+}
+
+// checkTieringDisable checks kernel_tiering = disable, decoding into w and
+// st: balancing is off, the daemon moves, and after its restart its region
+// is restored and the fast tier holds no more than the budget.
+func (r *run) checkTieringDisable(w *whereReport, st *statusReport) {
+	r.t.Helper()
+	if v := r.text("balancing-after-disable"); v != "0" {
+		r.fatal("kernel_tiering = disable: numa_balancing is %q afterwards, want 0", v)
+	}
+	r.decode("status-disable", st)
+	if !st.Moving || st.KernelTiering.Action != "disabled" {
+		r.fatal("kernel_tiering = disable: status says moving %v, kernel_tiering %+v", st.Moving, st.KernelTiering)
+	}
+	var restored []struct {
+		ID     uint64 `json:"id"`
+		Tenant string `json:"tenant"`
+	}
+	r.decode("regions-restored", &restored)
+	if len(restored) != 1 || restored[0].Tenant != "a" {
+		r.fatal("after the daemon's restart it has regions %+v, want the workload's, restored", restored)
+	}
+	r.decode("where-disable", w)
+	fast := onNode(*w, seq(0, len(w.Arenas[0].Blocks)), 0)
+	if len(fast)*2 > 8 {
+		r.fatal("kernel_tiering = disable: %d blocks (2 MiB) on node 0, budget 8 MiB; blocks %s", len(fast), blockString(w.Arenas[0].Blocks))
+	}
+}
+
+// checkBadReplies checks the daemon's reply to each malformed request of
+// the probe against badRequests: a JSON error of the right status naming
+// what was wrong.
+func (r *run) checkBadReplies() {
+	r.t.Helper()
 	var got []struct {
 		Name   string `json:"name"`
 		Status int    `json:"status"`
@@ -183,16 +229,13 @@ func (r *run) checkBadInput() {
 		}
 		r.t.Logf("%-20s %d %s", g.Name, g.Status, body.Error)
 	}
-	// Nothing bogus registered; the daemon still serves.
-	var regions []struct {
-		Tenant string `json:"tenant"`
-	}
-	r.decode("regions-after-badinput", &regions)
-	if len(regions) != 1 || regions[0].Tenant != "a" {
-		r.fatal("after the malformed requests the daemon has regions %+v, want only the workload's", regions)
-	}
-	// --check names every mistake with file:line:col and exits 1 (a bad
-	// config is a failure, not a usage error: README's exit codes).
+}
+
+// checkConfigCheck checks kvtier daemon --check: it names every mistake
+// with file:line:col and exits 1 (a bad config is a failure, not a usage
+// error: README's exit codes), and exits 0 for a good config.
+func (r *run) checkConfigCheck() {
+	r.t.Helper()
 	check := r.text("check-bad")
 	for _, want := range []string{"bad.hcl:2:", "epoch", "bad.hcl:3:", "kernel_tiering", "bad.hcl:6:", "fast_bytes", "bad.hcl:7:", "pages_per_epoch", "bad.hcl:10:", "no_such_policy", "exit=1"} {
 		if !strings.Contains(check, want) {
@@ -205,7 +248,13 @@ func (r *run) checkBadInput() {
 	if s := r.text("check-good"); !strings.HasSuffix(s, "exit=0") {
 		r.fatal("kvtier daemon --check of a good config: %q", s)
 	}
-	// SIGHUP with the bad config: the daemon keeps running the old one.
+}
+
+// checkBadReload checks a SIGHUP with a bad config: the daemon keeps
+// running the old one, its epoch loop goes on moving, and the failure is
+// counted and logged with the file and line.
+func (r *run) checkBadReload() {
+	r.t.Helper()
 	if r.text("alive-after-hup") != "alive" {
 		r.fatal("the daemon died after a SIGHUP with a bad config")
 	}
@@ -229,9 +278,5 @@ func (r *run) checkBadInput() {
 	log := string(r.step("daemon-log-disable").Output)
 	if !strings.Contains(log, "reload failed") || !strings.Contains(log, "tiering-disable.hcl:2:") {
 		r.fatal("the daemon log does not say why the reload failed:\n%s", log)
-	}
-	r.wantReportOK("report-report")
-	if d := r.text("daemon-exit-disable"); d != "0" {
-		r.fatal("the daemon exited with %s after SIGTERM", d)
 	}
 }

@@ -161,56 +161,16 @@ const (
 func (r *run) checkBudgets() {
 	s := r.series("scrape-budgets")
 	r.requireMetric(s.last(), migratedPages, migratedBytes, pagesRatio, epochsTotal, "kvtier_config_reloads_total")
-	reload := -1
-	for i, x := range s {
-		if x.get(reloadsOK) >= 1 {
-			reload = i
-			break
-		}
-	}
-	if reload < 0 {
-		r.fatal("no successful reload in the metrics (%s)", s.last().labelled("kvtier_config_reloads_total"))
-	}
-	maxPages := 0.0
-	for i := range s {
-		if v := s[i].get(pagesRatio); v > 1 {
-			r.fatal("t=%.2fs: %s = %v: an epoch moved more pages than pages_per_epoch", s[i].T, pagesRatio, v)
-		}
-		for j := i + 1; j < len(s); j++ {
-			dp := s[j].sum(migratedPages) - s[i].sum(migratedPages)
-			de := s[j].get(epochsTotal) - s[i].get(epochsTotal)
-			if dp > (de+1)*budgetPages {
-				r.fatal("t=%.2f-%.2fs: %v pages moved in %v epochs, budget %d per epoch", s[i].T, s[j].T, dp, de, budgetPages)
-			}
-			if de == 1 {
-				maxPages = max(maxPages, dp)
-			}
-		}
-	}
+	reload := r.firstReload(s)
+	maxPages := r.checkPagesBudget(s)
 	// Bytes per second, within each config's span; after the reload the
 	// old epoch may still finish under the old limit.
-	checkRate := func(span series, limit float64, what string) float64 {
-		peak := 0.0
-		for i := range span {
-			for j := i + 1; j < len(span); j++ {
-				dt := span[j].Unix - span[i].Unix
-				db := span[j].sum(migratedBytes) - span[i].sum(migratedBytes)
-				if dt >= budgetEpoch && db > limit*(dt+budgetEpoch) {
-					r.fatal("%s: %.0f bytes moved in %.2fs (t=%.2f-%.2fs), limit %.0f bytes/s (+ one epoch)", what, db, dt, span[i].T, span[j].T, limit)
-				}
-				if dt >= 2*budgetEpoch {
-					peak = max(peak, db/dt)
-				}
-			}
-		}
-		return peak
-	}
 	after := reload
 	for after < len(s) && s[after].Unix < s[reload].Unix+budgetEpoch {
 		after++
 	}
-	peakBefore := checkRate(s[:reload], budgetBytesBefore, "before the reload")
-	peakAfter := checkRate(s[after:], budgetBytesAfter, "after the reload")
+	peakBefore := r.checkByteRate(s[:reload], budgetBytesBefore, "before the reload")
+	peakAfter := r.checkByteRate(s[after:], budgetBytesAfter, "after the reload")
 	if maxPages < budgetPages {
 		r.fatal("no epoch moved the full %d pages (at most %v): the pages budget never bound, so the check proves little", budgetPages, maxPages)
 	}
@@ -231,10 +191,79 @@ func (r *run) checkBudgets() {
 	r.wantReportOK("report-budgets")
 	r.t.Logf("budgets: %.0f bytes demoted over %v epochs; peak %v pages in one epoch (limit %d); peak rate %.2f MiB/s over >= 2s before the reload (limit 6), %.2f MiB/s after (limit 2); fast blocks %v",
 		moved, epochs, maxPages, budgetPages, peakBefore/(1<<20), peakAfter/(1<<20), fast)
-	// The budget gauge is the epoch's bytes over the epoch's length, the
-	// rate the budget limits (it was the mover's burst speed, many times
-	// the limit while the counters showed it kept): never above 1, and
-	// above 0 while the demotions ran, so it measures something.
+	r.checkBytesGauge(s, moved)
+}
+
+// firstReload is the index of the first scrape in s after a successful
+// reload; it fails the test when there is none.
+func (r *run) firstReload(s series) int {
+	r.t.Helper()
+	reload := -1
+	for i, x := range s {
+		if x.get(reloadsOK) >= 1 {
+			reload = i
+			break
+		}
+	}
+	if reload < 0 {
+		r.fatal("no successful reload in the metrics (%s)", s.last().labelled("kvtier_config_reloads_total"))
+	}
+	return reload
+}
+
+// checkPagesBudget checks that no epoch moved more than pages_per_epoch,
+// by the per-epoch gauge and by the counters over every window, and returns
+// the most pages one epoch moved.
+func (r *run) checkPagesBudget(s series) float64 {
+	r.t.Helper()
+	maxPages := 0.0
+	for i := range s {
+		if v := s[i].get(pagesRatio); v > 1 {
+			r.fatal("t=%.2fs: %s = %v: an epoch moved more pages than pages_per_epoch", s[i].T, pagesRatio, v)
+		}
+		for j := i + 1; j < len(s); j++ {
+			dp := s[j].sum(migratedPages) - s[i].sum(migratedPages)
+			de := s[j].get(epochsTotal) - s[i].get(epochsTotal)
+			if dp > (de+1)*budgetPages {
+				r.fatal("t=%.2f-%.2fs: %v pages moved in %v epochs, budget %d per epoch", s[i].T, s[j].T, dp, de, budgetPages)
+			}
+			if de == 1 {
+				maxPages = max(maxPages, dp)
+			}
+		}
+	}
+	return maxPages
+}
+
+// checkByteRate checks that the bytes moved over every window of span stay
+// under limit bytes a second for the window plus one epoch's allowance,
+// what naming the span, and returns the peak rate over windows of at least
+// two epochs.
+func (r *run) checkByteRate(span series, limit float64, what string) float64 {
+	r.t.Helper()
+	peak := 0.0
+	for i := range span {
+		for j := i + 1; j < len(span); j++ {
+			dt := span[j].Unix - span[i].Unix
+			db := span[j].sum(migratedBytes) - span[i].sum(migratedBytes)
+			if dt >= budgetEpoch && db > limit*(dt+budgetEpoch) {
+				r.fatal("%s: %.0f bytes moved in %.2fs (t=%.2f-%.2fs), limit %.0f bytes/s (+ one epoch)", what, db, dt, span[i].T, span[j].T, limit)
+			}
+			if dt >= 2*budgetEpoch {
+				peak = max(peak, db/dt)
+			}
+		}
+	}
+	return peak
+}
+
+// checkBytesGauge checks the budget gauge, the epoch's bytes over the
+// epoch's length, the rate the budget limits (it was the mover's burst
+// speed, many times the limit while the counters showed it kept): never
+// above 1, and above 0 while moved bytes were demoted, so it measures
+// something.
+func (r *run) checkBytesGauge(s series, moved float64) {
+	r.t.Helper()
 	peakGauge := 0.0
 	for _, x := range s {
 		v := x.get(bytesRatio)

@@ -20,17 +20,7 @@ func TestRules(t *testing.T) {
 		script: "rules.sh", timeout: 4 * time.Minute, files: configs("rules.hcl", "thp.hcl"),
 	})
 	pinned := []int{0, 1}
-	blocks := func(step string) []int {
-		var w whereReport
-		r.decode(step, &w)
-		b := w.Arenas[0].Blocks
-		for i, n := range b {
-			if n != 0 && n != 1 {
-				r.fatal("%s: block %d is on node %d (-2: split across nodes, -1: not present); blocks %s", step, i, n, blockString(b))
-			}
-		}
-		return b
-	}
+	blocks := r.twoNodeBlocks
 	for _, step := range []string{"where-start", "where-converged", "where-pinned-back", "where-classes"} {
 		b := blocks(step)
 		for _, p := range pinned {
@@ -61,7 +51,47 @@ func TestRules(t *testing.T) {
 		}
 	}
 	cls := blocks("where-classes")
-	var complete, active, fresh []int
+	complete, active, fresh := r.checkClassOrder(cls)
+	var regions []struct {
+		Class string `json:"class"`
+	}
+	r.decode("regions-after-complete", &regions)
+
+	r.wantReportOK("report-rules")
+	t.Logf("classes: think_complete 2-6 on node 0 afterwards %v, think_active 7-11 %v, new 20-24 %v", complete, active, fresh)
+	t.Run("thp", func(t *testing.T) {
+		r := r.with(t)
+		last := r.series("scrape-thp").last()
+		r.requireMetric(last, "kvtier_sampler_events_total", "kvtier_migrated_pages_total")
+		if last.get(`kvtier_sampler_events_total{sampler="damon"}`) == 0 {
+			r.fatal("the damon sampler counted nothing (%s)", last.labelled("kvtier_sampler_events_total"))
+		}
+		r.checkTHP(last)
+	})
+}
+
+// twoNodeBlocks returns the node of each block of the first arena at
+// step, failing if a block is split across nodes, not present, or on a
+// node other than 0 and 1.
+func (r *run) twoNodeBlocks(step string) []int {
+	r.t.Helper()
+	var w whereReport
+	r.decode(step, &w)
+	b := w.Arenas[0].Blocks
+	for i, n := range b {
+		if n != 0 && n != 1 {
+			r.fatal("%s: block %d is on node %d (-2: split across nodes, -1: not present); blocks %s", step, i, n, blockString(b))
+		}
+	}
+	return b
+}
+
+// checkClassOrder checks the blocks cls after the classes step: some of
+// the newly read blocks 20-24 were promoted, and to make room a
+// think_complete block (2-6) was demoted before any think_active one
+// (7-11). It returns the blocks of each group still on node 0.
+func (r *run) checkClassOrder(cls []int) (complete, active, fresh []int) {
+	r.t.Helper()
 	for i := 2; i <= 6; i++ {
 		if cls[i] == 0 {
 			complete = append(complete, i)
@@ -86,22 +116,7 @@ func TestRules(t *testing.T) {
 	if len(complete) >= 5 {
 		r.fatal("no think_complete block (2-6) was demoted to make room for 20-24; blocks %s", blockString(cls))
 	}
-	var regions []struct {
-		Class string `json:"class"`
-	}
-	r.decode("regions-after-complete", &regions)
-
-	r.wantReportOK("report-rules")
-	t.Logf("classes: think_complete 2-6 on node 0 afterwards %v, think_active 7-11 %v, new 20-24 %v", complete, active, fresh)
-	t.Run("thp", func(t *testing.T) {
-		r := r.with(t)
-		last := r.series("scrape-thp").last()
-		r.requireMetric(last, "kvtier_sampler_events_total", "kvtier_migrated_pages_total")
-		if last.get(`kvtier_sampler_events_total{sampler="damon"}`) == 0 {
-			r.fatal("the damon sampler counted nothing (%s)", last.labelled("kvtier_sampler_events_total"))
-		}
-		r.checkTHP(last)
-	})
+	return complete, active, fresh
 }
 
 // checkTHP: a 48 MiB arena of 2 MiB huge pages over the 24 MiB fast tier:

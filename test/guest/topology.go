@@ -112,63 +112,87 @@ type posError struct {
 func (e *posError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
 func (e *posError) Unwrap() error { return ErrTopology }
 
+// badTopology is an ErrTopology with the message format makes of a.
+func badTopology(format string, a ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), ErrTopology)
+}
+
+// validate checks what QEMU would reject or misread, before a guest boots
+// for it: the machine's size, its nodes, distances and HMAT entries, and
+// that the expectations name nodes the topology has.
 func (t *Topology) validate() error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%s: %w", fmt.Sprintf(format, a...), ErrTopology)
-	}
 	if t.Name == "" {
-		return bad("name is empty")
+		return badTopology("name is empty")
 	}
 	if t.CPUs < 1 || t.CPUs > 64 {
-		return bad("cpus is %d, want 1-64", t.CPUs)
+		return badTopology("cpus is %d, want 1-64", t.CPUs)
 	}
 	if len(t.Nodes) == 0 || len(t.Nodes) > 16 {
-		return bad("%d nodes, want 1-16", len(t.Nodes))
+		return badTopology("%d nodes, want 1-16", len(t.Nodes))
 	}
+	ids, err := t.validateNodes()
+	if err != nil {
+		return err
+	}
+	for i, d := range t.Distances {
+		if !ids[d.Src] || !ids[d.Dst] || d.Src == d.Dst || d.Val < 11 || d.Val > 254 {
+			return badTopology("distances[%d] {src %d, dst %d, val %d}: want two different nodes and val 11-254", i, d.Src, d.Dst, d.Val)
+		}
+	}
+	if err := t.validateHMATLB(ids); err != nil {
+		return err
+	}
+	for _, id := range append(append([]int{}, t.Expect.SlowNodes...), t.Expect.KernelLowerTier...) {
+		if !ids[id] {
+			return badTopology("expect names node %d, which the topology lacks", id)
+		}
+	}
+	return nil
+}
+
+// validateNodes checks each node in order and returns the set of node IDs
+// the distances, HMAT entries and expectations may name.
+func (t *Topology) validateNodes() (map[int]bool, error) {
 	ids := map[int]bool{}
 	for i, n := range t.Nodes {
 		switch {
 		case n.ID != i:
-			return bad("nodes[%d].id is %d, want %d (nodes in order from 0)", i, n.ID, i)
+			return nil, badTopology("nodes[%d].id is %d, want %d (nodes in order from 0)", i, n.ID, i)
 		case n.MemoryMiB < 64 || n.MemoryMiB > 1<<20:
-			return bad("nodes[%d].memory_mib is %d, want 64-1048576", i, n.MemoryMiB)
+			return nil, badTopology("nodes[%d].memory_mib is %d, want 64-1048576", i, n.MemoryMiB)
 		case t.HMAT && n.Initiator == nil:
-			return bad("nodes[%d].initiator is missing; hmat needs one on every node", i)
+			return nil, badTopology("nodes[%d].initiator is missing; hmat needs one on every node", i)
 		case n.Initiator != nil && (*n.Initiator < 0 || *n.Initiator >= len(t.Nodes)):
-			return bad("nodes[%d].initiator is %d, not a node", i, *n.Initiator)
+			return nil, badTopology("nodes[%d].initiator is %d, not a node", i, *n.Initiator)
 		case strings.ContainsAny(n.CPUs, ", ="):
-			return bad("nodes[%d].cpus %q: want one range such as 0-1", i, n.CPUs)
+			return nil, badTopology("nodes[%d].cpus %q: want one range such as 0-1", i, n.CPUs)
 		}
 		if n.CPUs != "" {
 			if err := checkCPUs(n.CPUs, t.CPUs); err != nil {
-				return bad("nodes[%d].cpus: %v", i, err)
+				return nil, badTopology("nodes[%d].cpus: %v", i, err)
 			}
 		}
 		ids[n.ID] = true
 	}
-	for i, d := range t.Distances {
-		if !ids[d.Src] || !ids[d.Dst] || d.Src == d.Dst || d.Val < 11 || d.Val > 254 {
-			return bad("distances[%d] {src %d, dst %d, val %d}: want two different nodes and val 11-254", i, d.Src, d.Dst, d.Val)
-		}
-	}
+	return ids, nil
+}
+
+// validateHMATLB checks the HMAT latency and bandwidth entries: only with
+// hmat on, between nodes in ids, each giving exactly one figure.
+func (t *Topology) validateHMATLB(ids map[int]bool) error {
 	if len(t.HMATLB) > 0 && !t.HMAT {
-		return bad("hmat_lb given but hmat is false")
+		return badTopology("hmat_lb given but hmat is false")
 	}
 	for i, h := range t.HMATLB {
 		switch {
 		case !ids[h.Initiator] || !ids[h.Target]:
-			return bad("hmat_lb[%d]: initiator %d or target %d is not a node", i, h.Initiator, h.Target)
+			return badTopology("hmat_lb[%d]: initiator %d or target %d is not a node", i, h.Initiator, h.Target)
 		case (h.LatencyNS > 0) == (h.Bandwidth != ""):
-			return bad("hmat_lb[%d]: want exactly one of latency_ns and bandwidth", i)
+			return badTopology("hmat_lb[%d]: want exactly one of latency_ns and bandwidth", i)
 		case h.LatencyNS < 0:
-			return bad("hmat_lb[%d].latency_ns is negative", i)
+			return badTopology("hmat_lb[%d].latency_ns is negative", i)
 		case h.Bandwidth != "" && !validSize(h.Bandwidth):
-			return bad("hmat_lb[%d].bandwidth %q: want a number with an optional K, M, G or T suffix", i, h.Bandwidth)
-		}
-	}
-	for _, id := range append(append([]int{}, t.Expect.SlowNodes...), t.Expect.KernelLowerTier...) {
-		if !ids[id] {
-			return bad("expect names node %d, which the topology lacks", id)
+			return badTopology("hmat_lb[%d].bandwidth %q: want a number with an optional K, M, G or T suffix", i, h.Bandwidth)
 		}
 	}
 	return nil

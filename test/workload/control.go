@@ -66,31 +66,12 @@ func (w *workload) session(conn net.Conn) (Report, bool) {
 		case f[0] == "verify" && len(f) == 1:
 			reply = w.verifyPass()
 		case f[0] == "read" && len(f) == 1:
-			var p PhaseReport
-			for _, a := range w.arenas {
-				all := make([]int, a.blocks())
-				for i := range all {
-					all[i] = i
-				}
-				w.readOnce(a, all, &p)
-			}
-			p.Name = "read"
-			reply = p
+			reply = w.readAll()
 		case f[0] == "phase" && len(f) == 2:
 			p, err := w.runPhase(f[1])
 			reply = errOr(p, err)
 		case f[0] == "touch" && (len(f) == 2 || len(f) == 3):
-			rounds := 1
-			if len(f) == 3 {
-				if n, err := strconv.Atoi(f[2]); err == nil && n > 0 {
-					rounds = n
-				} else {
-					reply = map[string]string{"error": fmt.Sprintf("touch: rounds %q: want a positive number", f[2])}
-					break
-				}
-			}
-			p, err := w.touch(f[1], rounds)
-			reply = errOr(p, err)
+			reply = w.touchReply(f[1:])
 		case f[0] == "complete" && len(f) == 2:
 			reply = errOr(w.info(), w.complete(f[1]))
 		case f[0] == "register" && len(f) == 1:
@@ -108,6 +89,36 @@ func (w *workload) session(conn net.Conn) (Report, bool) {
 		}
 	}
 	return Report{}, false
+}
+
+// readAll reads every block of every arena once, for the read command.
+func (w *workload) readAll() PhaseReport {
+	var p PhaseReport
+	for _, a := range w.arenas {
+		all := make([]int, a.blocks())
+		for i := range all {
+			all[i] = i
+		}
+		w.readOnce(a, all, &p)
+	}
+	p.Name = "read"
+	return p
+}
+
+// touchReply runs the touch command, args being SPEC [N]: blocks SPEC read
+// N rounds (1). A rounds argument that is not a positive number is an error
+// reply and reads nothing.
+func (w *workload) touchReply(args []string) any {
+	rounds := 1
+	if len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n <= 0 {
+			return map[string]string{"error": fmt.Sprintf("touch: rounds %q: want a positive number", args[1])}
+		}
+		rounds = n
+	}
+	p, err := w.touch(args[0], rounds)
+	return errOr(p, err)
 }
 
 // verifyPass verifies every arena and reports this pass only.
