@@ -6,9 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/kvtier/kvtier/numa"
-	"github.com/kvtier/kvtier/policy"
 )
 
 // stagedRegion builds and inserts (adding, nothing tracked) a region of
@@ -16,26 +13,7 @@ import (
 // does before its steps.
 func stagedRegion(t *testing.T, d *Daemon, n int) *region {
 	t.Helper()
-	proc, err := numa.OpenProcess(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := regionSpec{pid: os.Getpid(), addr: 1 << 40, length: uint64(n) * 4096, blockSz: 4096, tenant: "t",
-		source: "api", priority: policy.PriorityNormal, refcount: 1}
-	id, err := d.reserveID(&s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := buildRegion(id, &s, proc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.insertLocked(r); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return stagedPinnedRegion(t, d, uint64(n)*4096, nil, nil)
 }
 
 // TestRegisterInSteps: a region being registered is in d.regions (the
