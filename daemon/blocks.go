@@ -188,17 +188,12 @@ func (d *Daemon) poolRunLocked(r *region, lo, hi int) error {
 	if err := d.openPoolLocked(r, first); err != nil {
 		return err
 	}
-	k := r.fast.count(first, hi)
-	bytes, largest := int64(k)*int64(r.blockSize), int64(r.blockSize)
-	if last := r.blocks.len() - 1; hi > last && r.fast.get(last) {
-		// The region's last block may be short.
-		short := int64(r.blockSize - r.blockLen(last))
-		bytes -= short
-		if k == 1 {
-			largest -= short
-		}
+	k, bytes := r.fastBytes(first, hi)
+	largest := int64(r.blockSize)
+	if k == 1 {
+		largest = int64(bytes) // the one block may be the short last one
 	}
-	d.planner.AddRunToPool(r.pool, k, bytes, largest)
+	d.planner.AddRunToPool(r.pool, k, int64(bytes), largest)
 	return nil
 }
 

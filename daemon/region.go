@@ -271,12 +271,19 @@ func (r *region) tierBytes() (fast, slow uint64, nFast int) {
 	if n == 0 {
 		return 0, 0, 0
 	}
-	nFast = r.fast.count(0, n)
-	fast = uint64(nFast) * r.blockSize
-	if last := n - 1; r.fast.get(last) {
-		fast -= r.blockSize - r.blockLen(last)
-	}
+	nFast, fast = r.fastBytes(0, n)
 	return fast, r.length - fast, nFast
+}
+
+// fastBytes returns how many of blocks [lo, hi) are fast and their bytes
+// (the region's last block may be short).
+func (r *region) fastBytes(lo, hi int) (k int, bytes uint64) {
+	k = r.fast.count(lo, hi)
+	bytes = uint64(k) * r.blockSize
+	if last := r.blocks.len() - 1; hi > last && last >= lo && r.fast.get(last) {
+		bytes -= r.blockSize - r.blockLen(last)
+	}
+	return k, bytes
 }
 
 // overlaps reports whether r and the range [addr, addr+length) of pid
