@@ -114,14 +114,18 @@ func (t *nodeTable) add(b *Block) *node {
 
 // keep records node n of b, whose own slot is taken: in the slot lent by
 // its holder if free, else in the map.
-func (t *nodeTable) keep(b *Block, n *node) {
-	if lend(b, n) {
+func (t *nodeTable) keep(b *Block, n *node) { keepOver(&t.over, b, n) }
+
+// keepOver records v, the state of b whose own slot is taken: in the slot
+// lent by its holder if free, else in the map *over (made on first use).
+func keepOver[V any](over *map[BlockID]V, b *Block, v V) {
+	if lend(b, v) {
 		return
 	}
-	if t.over == nil {
-		t.over = map[BlockID]*node{}
+	if *over == nil {
+		*over = map[BlockID]V{}
 	}
-	t.over[b.ID] = n
+	(*over)[b.ID] = v
 }
 
 // remove stops tracking the block of n and recycles n.

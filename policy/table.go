@@ -70,15 +70,7 @@ func (t *entryTable[E, P]) add(b *Block) P {
 
 // keep records entry e of b, whose own slot is taken: in the slot lent by
 // its holder if free, else in the map.
-func (t *entryTable[E, P]) keep(b *Block, e P) {
-	if lend(b, e) {
-		return
-	}
-	if t.over == nil {
-		t.over = map[BlockID]P{}
-	}
-	t.over[b.ID] = e
-}
+func (t *entryTable[E, P]) keep(b *Block, e P) { keepOver(&t.over, b, e) }
 
 // remove stops tracking the block of e and recycles e. Its fields stay
 // readable until the next add.
