@@ -75,7 +75,7 @@ type Daemon struct {
 	sampling   api.SamplingStatus // whether a sampler sees steady-state accesses
 	drainBuf   []bpf.Count        // drainLocked's buffer, kept across epochs
 	regions    map[uint64]*region
-	regionIDs  regionIDs // d.regions' IDs sorted, for the sweep's and reconcile's cursors
+	regionIDs  []uint64 // scratch of sortedRegionIDs
 	nextID     uint64
 	tenants    map[string]*tenantState // by name; "" is the unnamed tenant
 	tenantName map[uint32]string

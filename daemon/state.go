@@ -231,7 +231,6 @@ func (d *Daemon) dropRegionLocked(r *region, reason string) {
 	}
 	d.untrack(r, r.tracked) // a region still being added has tracked only these
 	delete(d.regions, r.id)
-	d.regionIDs.stale = true
 	d.releaseTenant(r.tenant)
 	d.metrics.regions.Set(float64(len(d.regions)))
 	pid := r.pid()

@@ -121,7 +121,6 @@ func (d *Daemon) insertLocked(r *region) error {
 	// however sparse they are (blocks.go materialises them as needed).
 	d.planner.Dense(uint32(r.id), uint32(r.blocks.len()))
 	d.regions[r.id] = r
-	d.regionIDs.stale = true
 	return nil
 }
 
@@ -247,7 +246,6 @@ func (d *Daemon) trackLocked(s regionSpec, proc *numa.Process) (*region, error) 
 		if err := d.trackStepLocked(r); err != nil {
 			d.untrack(r, r.tracked)
 			delete(d.regions, r.id)
-			d.regionIDs.stale = true
 			d.releaseTenant(r.tenant)
 			return nil, err
 		}

@@ -33,6 +33,10 @@ type window struct {
 	size int              // the next window's size
 }
 
+// lists reports whether the window's policy lists its next victims (a
+// window of a policy that does not is never fetched).
+func (w *window) lists() bool { return w.la != nil || w.tg != nil }
+
 // windowOf returns a window on pol's victims.
 func windowOf(pol policy.Policy) window {
 	la, _ := pol.(policy.Lookahead)

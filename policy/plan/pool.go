@@ -66,15 +66,7 @@ func (p *Planner) OpenPool(src PoolSource, m policy.Meta) (*Pool, error) {
 }
 
 // AddToPool counts one more fast block of size bytes into pl.
-func (p *Planner) AddToPool(pl *Pool, size int64) {
-	pl.blocks++
-	pl.bytes += size
-	pl.maxSize = max(pl.maxSize, size)
-	p.used += size
-	pl.ten.used += size
-	pl.ten.fast++
-	pl.ten.blocks++
-}
+func (p *Planner) AddToPool(pl *Pool, size int64) { p.AddRunToPool(pl, 1, size, size) }
 
 // TakeFromPool takes one block of size bytes out of pl (the caller tracks it
 // itself from now on, or it left the fast tier).

@@ -82,7 +82,7 @@ func (p *Planner) take(pol policy.Policy, bytes int64, r Reason, bud *budget,
 	now policy.Time, pl *Plan, guard float64) (freed int64, spent bool) {
 	w, last := windowOf(pol), int64(0)
 	for freed < bytes {
-		if w.left == 0 { // victimsFor divides: once a window, not a victim
+		if w.left == 0 && w.lists() { // victimsFor divides: once a window, not a victim
 			w.fetch(p, victimsFor(bytes-freed, last, bud))
 		}
 		w.left = max(w.left-1, 0)
