@@ -54,11 +54,6 @@ func (r *region) takeDemoted(i int, now, horizon policy.Time) bool {
 	return within
 }
 
-// expireDemoted forgets block i's demotion if it is older than horizon.
-func (r *region) expireDemoted(i int, now, horizon policy.Time) {
-	r.expireDemotedRange(i, i+1, now, horizon)
-}
-
 // expireDemotedRange forgets the demotions of blocks [lo, hi) older than
 // horizon (demotedWithin, with now's stamp computed once for the range:
 // the sweep passes millions of blocks an epoch).

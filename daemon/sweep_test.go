@@ -122,7 +122,7 @@ func TestDemotedStamps(t *testing.T) {
 	r.markDemoted(1, 0)
 	r.markDemoted(3, h)
 	for i := range 4 {
-		r.expireDemoted(i, h+2*ms, h)
+		r.expireDemotedRange(i, i+1, h+2*ms, h)
 	}
 	if r.demotedAt[1] != 0 || r.demotedAt[3] == 0 {
 		t.Errorf("after expiry: stamps %v, want block 1's forgotten and block 3's kept", r.demotedAt)

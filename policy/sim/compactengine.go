@@ -34,7 +34,7 @@ type cengine struct {
 // newCEngine returns a compact engine for cfg, a blocks-mode setting, or
 // false when cfg's policy has no compact form.
 func newCEngine(cfg *Config) (*cengine, bool, error) {
-	if cfg.Mode != ModeBlocks || cfg.Prefetch > 0 {
+	if cfg.Mode != ModeBlocks { // Validate refuses prefetch outside cache mode
 		return nil, false, nil
 	}
 	if err := cfg.Validate(); err != nil {
