@@ -131,16 +131,17 @@ func TestAblateLabMoveLog(t *testing.T) {
 	if err := os.WriteFile(log, []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"--preset", "regret", "-o", dir, "--move-log", log},
-		{"--preset", "lab", "--decompose", "--move-log", log},
-		{"--preset", "lab", "--move-log", log},
-		{"--preset", "lab-sweep", "--check", "x.csv", "--move-log", log},
+	for _, tt := range []struct {
+		args []string
+		want string // in the usage error
+	}{
+		{[]string{"--preset", "regret", "-o", dir, "--move-log", log}, "--move-log need --preset lab"},
+		{[]string{"--preset", "lab", "--decompose", "--move-log", log}, "--decompose runs none"},
+		{[]string{"--preset", "lab", "--move-log", log}, "needs --output-dir"},
+		{[]string{"--preset", "lab-sweep", "--check", "x.csv", "--move-log", log}, "--move-log"},
 	} {
-		if code, _, stderr := runCLI(append([]string{"ablate"}, args...)...); code != ExitUsage || !strings.Contains(stderr, "--move-log") {
-			if !strings.Contains(stderr, "needs --output-dir") {
-				t.Errorf("%v: exit %d (%s), want a usage error naming --move-log", args, code, stderr)
-			}
+		if code, _, stderr := runCLI(append([]string{"ablate"}, tt.args...)...); code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d (%s), want a usage error with %q", tt.args, code, stderr, tt.want)
 		}
 	}
 	if b, err := os.ReadFile(log); err != nil || string(b) != "precious\n" {
