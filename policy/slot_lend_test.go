@@ -18,6 +18,8 @@ func TestSlotLent(t *testing.T) {
 		{"hit_density", NewHitDensity(HitDensityConfig{Samples: 4, Decay: 0.9, Period: 0.5, Horizon: 1,
 			Features: FeatureReads}, Env{CapacityBlocks: 8}),
 			func(p Policy) int { return len(p.(*HitDensity).entries.over) }, true},
+		{"regret_adaptive", mustNew(t, "regret_adaptive", Env{CapacityBlocks: 8}),
+			func(p Policy) int { return len(p.(*RegretAdaptive).tab.over) }, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
