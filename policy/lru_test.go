@@ -115,3 +115,23 @@ func checkLRUOrder(t *testing.T, ev int, p *LRU, ref []*Block) {
 		t.Fatalf("event %d: Ahead %v, want %v", ev, blockIDs(got), blockIDs(ref[:min(16, len(ref))]))
 	}
 }
+
+// TestLRUForgetLastPlace: a block admitted and forgotten at once (the
+// planner demoting a pooled block it has just tracked) takes its place
+// back off the queue, so a thousand of them leave nothing to compact.
+func TestLRUForgetLastPlace(t *testing.T) {
+	p := NewLRU()
+	keep := &Block{ID: 1}
+	p.Admit(keep, 0)
+	for i := range 1000 {
+		b := &Block{ID: BlockID(2 + i)}
+		p.Admit(b, Time(i))
+		p.Forget(b)
+	}
+	if len(p.q) != 1 || p.Len() != 1 {
+		t.Fatalf("queue holds %d places for %d blocks, want 1", len(p.q), p.Len())
+	}
+	if v, ok := p.Victim(2000); !ok || v != keep {
+		t.Fatalf("victim %v, want block 1", v)
+	}
+}
