@@ -257,3 +257,45 @@ func checkReuseBounded(t *testing.T, p *ReuseReq) {
 		}
 	}
 }
+
+// TestReuseReqGhostsBounded: blocks read twice, the second time after
+// their eviction but within the horizon, then never again. Each read
+// ghost frees its entry, and unread ghosts expire with the horizon, so
+// the entries kept for ghosts stay within about two horizons of accesses
+// however many blocks pass (expire or release doing nothing kept one
+// entry a block).
+func TestReuseReqGhostsBounded(t *testing.T) {
+	const capacity, horizon, blocks = 16, 1, 20000
+	p := NewReuseReq(32, horizon, Env{CapacityBlocks: capacity, CapacityBytes: capacity})
+	s := NewSet(p, capacity)
+	all := make([]*Block, blocks)
+	var ev []*Block
+	read := func(i, step int) {
+		b := all[i]
+		if b == nil {
+			b = &Block{ID: BlockID(i), Meta: Meta{Size: 1, Seq: uint64(step)}}
+			all[i] = b
+		}
+		b.Meta.Seq = uint64(step)
+		if s.Access(b, Time(step)) {
+			return
+		}
+		var err error
+		if ev, err = s.Admit(b, Time(step), ev[:0]); err != nil {
+			t.Fatalf("step %d: admit %d: %v", step, i, err)
+		}
+	}
+	step, most := 0, 0
+	for i := range blocks {
+		read(i, step)
+		step++
+		if j := i - capacity - 2; j >= 0 {
+			read(j, step) // evicted, within the horizon: its ghost is read
+			step++
+		}
+		most = max(most, p.idle)
+	}
+	if bound := 2*horizon*capacity + capacity; most > bound {
+		t.Fatalf("up to %d entries kept for ghosts of %d blocks, want at most %d", most, blocks, bound)
+	}
+}
