@@ -22,7 +22,7 @@ func TestLearnedDigests(t *testing.T) {
 		{"reuse_req", seqs, 32, 0xd519ec68f0439042},
 		{"reuse_req:horizon=1", seqs, 32, 0xb925608fc7a971d3},
 		{"reuse_req", mixed, 40, 0x1418f6a2940c5613},
-		// In the next four rows the fifth expert never leads (kv_request
+		// In the next five rows the fifth expert never leads (kv_request
 		// and kv_learned give one digest, and so do the two mixes at 128
 		// blocks): they pin the mix and its changes of leader, not
 		// reuse_req's order, which the reuse_req rows and the last one do.
