@@ -29,7 +29,7 @@ func TestPlaceAcc(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			acc := placeAcc{topo: d.topo, pl: make([]blockPlace, len(tt.pages)), class: map[int]numa.Class{}, lastNode: -1}
+			acc := newPlaceAcc(d.topo, len(tt.pages))
 			for b, sts := range tt.pages {
 				for _, st := range sts {
 					acc.mark(b, st)

@@ -97,13 +97,19 @@ func readTiers(proc *numa.Process, topo *numa.Topology, addr, length, blockSize 
 // blockPlace says which tiers hold present pages of a block.
 type blockPlace struct{ fast, slow bool }
 
+// newPlaceAcc returns an accumulator of the placement of n blocks, no
+// page seen (lastNode -1: no node's class looked up yet).
+func newPlaceAcc(topo *numa.Topology, n int) placeAcc {
+	return placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}, lastNode: -1}
+}
+
 // readPlacement reads which tiers hold the present pages of each block of
 // blockSize bytes in [addr, addr+length) of proc (move_pages queries): of
 // every page, or of perBlock pages a block spread evenly over it, first
 // and last included (perBlock 0: every page).
 func readPlacement(proc *numa.Process, topo *numa.Topology, addr, length, blockSize uint64, perBlock int) ([]blockPlace, error) {
 	n := int((length + blockSize - 1) / blockSize)
-	acc := placeAcc{topo: topo, pl: make([]blockPlace, n), class: map[int]numa.Class{}, lastNode: -1}
+	acc := newPlaceAcc(topo, n)
 	per := queriedPerBlock(blockSize, perBlock)
 	group := max(tierQueryPages/per, 1) // blocks a query names
 	var pages []uintptr
