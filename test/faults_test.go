@@ -145,8 +145,7 @@ func (r *run) checkUnprivileged() {
 	if rep.UID != 65534 || rep.GID != 65534 {
 		r.fatal("the client ran as uid %d gid %d, want 65534", rep.UID, rep.GID)
 	}
-	var pidB, pidC int
-	fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC)
+	pidB, pidC := r.restartedPIDs()
 	rootRegion := r.text("authz-root-region")
 	want := map[string]int{"register-pid1": 403, "register-root-process": 403, "register-itself": 201,
 		"register-itself-by-pid": 201, "list": 200, "read-root-region": 404, "placement-root-region": 404,
@@ -263,10 +262,7 @@ func (r *run) checkRestored() {
 		} `json:"regions"`
 	}
 	r.decode("state-killed", &saved)
-	var pidB, pidC int
-	if _, err := fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC); err != nil {
-		r.fatal("pids-restarted = %q: %v", r.text("pids-restarted"), err)
-	}
+	pidB, pidC := r.restartedPIDs()
 	want := map[string]int{"b": pidB, "c": pidC}
 	if len(saved.Regions) != 2 {
 		r.fatal("the state file the killed daemon left holds %d regions, want b's and c's: %s", len(saved.Regions), r.text("state-killed"))
@@ -334,4 +330,13 @@ func failingEpochs(tail series) int {
 		}
 	}
 	return failing
+}
+
+// restartedPIDs returns the pids of processes b and c the guest restarted
+// (its pids-restarted output), failing the run when it cannot be read.
+func (r *run) restartedPIDs() (pidB, pidC int) {
+	if _, err := fmt.Sscanf(r.text("pids-restarted"), "%d %d", &pidB, &pidC); err != nil {
+		r.fatal("pids-restarted = %q: %v", r.text("pids-restarted"), err)
+	}
+	return pidB, pidC
 }
