@@ -134,6 +134,7 @@ func TestTraceGen(t *testing.T) {
 // extension says when empty), and checks the JSON summary, that the file
 // holds wantFormat by its content, and that it reads back as want.
 func checkGenFile(t *testing.T, spec, path, format, wantFormat string, want []trace.Record) {
+	t.Helper()
 	args := []string{"trace", "gen", "--workload", spec, "-o", path, "--json"}
 	if format != "" {
 		args = append(args, "--format", format)
