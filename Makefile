@@ -16,7 +16,7 @@ UNITDIR ?= /etc/systemd/system
 # both have committed BPF objects, see bpf/gen.go).
 GOARCH  ?= $(shell $(GO) env GOARCH)
 
-.PHONY: all build print-ldflags test unit lint fuzz bench bench-sim bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
+.PHONY: all build print-ldflags test unit lint fuzz bench bench-sim bench-scale bench-tiering generate e2e demo install install-files uninstall deb deb-package clean
 
 all: build
 
@@ -69,6 +69,15 @@ SIMBENCH_ROUNDS ?= 3
 bench-sim: build
 	CGO_ENABLED=0 $(GO) run ./internal/simbench -kvtier ./kvtier -cachesim $(CACHESIM) \
 	  -trace $(SIMBENCH_TRACE) -rounds $(SIMBENCH_ROUNDS)
+
+## bench-scale: issue 13's daemon, planner and policy figures against their
+##   targets (10M blocks, several GiB and about 4 minutes a round; root for the
+##   daemon's): SCALE_ARGS='-base REV' alternates with another revision and
+##   prints ratios, '-small' leaves out 10M, '-only policy,plan,daemon,hints'
+##   picks suites, '-rounds N' (default 2), '-keep DIR' keeps the raw output
+SCALE_ARGS ?=
+bench-scale:
+	CGO_ENABLED=0 $(GO) run ./internal/scalebench $(SCALE_ARGS)
 
 ## generate: rebuild the BPF objects with clang (bpf2go; Debian: apt-get install clang llvm libbpf-dev)
 generate:

@@ -39,7 +39,7 @@ func newBenchCmd() *cobra.Command {
 			"policies are timed, so the first row does not pay for warming up. Figures are wall time\n" +
 			"on one core: on a loaded host they understate; compare ratios within one run. The\n" +
 			"daemon's scale figures (bytes per tracked block, epoch decision time, hint throughput)\n" +
-			"are Go benchmarks: see the README's \"Daemon scale\".",
+			"are Go benchmarks: `make bench-scale` runs them against their targets (README, \"Daemon scale\").",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd, splitPolicies(pols), accesses, asJSON)
