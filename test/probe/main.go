@@ -71,15 +71,10 @@ func run(args []string) int {
 // emit prints out as one JSON line and returns 0, or, when the command
 // failed or out does not encode, prints the error and returns 1.
 func emit(out any, err error) int {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "probe:", err)
-		return 1
+	if err == nil {
+		err = json.NewEncoder(os.Stdout).Encode(out)
 	}
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
-		fmt.Fprintln(os.Stderr, "probe:", err)
-		return 1
-	}
-	return 0
+	return printed(err)
 }
 
 // printed is the exit code of a command that printed its own result:
