@@ -44,6 +44,9 @@ type rtDensity struct {
 	s0, s1  []float64 // scratch of densityTable
 	pending int       // observations since the last refresh
 	seen    int       // observations
+	// floor is the least density at returns (0 before the first refresh):
+	// a walk that found it can stop, nothing after is lower
+	floor float64
 }
 
 func newRTDensity(window int) *rtDensity {
@@ -102,6 +105,12 @@ func (d *rtDensity) refresh(span int, now int64) {
 		d.fillLive(c, now)
 		kaplanMeier(d.hist[c], d.live[c], d.mass)
 		densityTable(d.mass, d.dens[c], d.s0, d.s1, max(span, 1))
+	}
+	d.floor = 0 // the density of ages past the tables
+	for _, t := range d.dens {
+		for _, v := range t[:len(t)-1] {
+			d.floor = min(d.floor, v) // NaN stays: no density is then known to be least
+		}
 	}
 }
 
@@ -237,8 +246,9 @@ func (p *RegretTiered) densityVictim(c *rtClassList) *rtRec {
 		}
 	}
 	s := rtScan{p: p, skip: skip}
-	s.ends(&c.cold)
-	s.ends(&c.hot)
+	if !s.ends(&c.cold) {
+		s.ends(&c.hot)
+	}
 	if s.best == 0 {
 		return nil
 	}
@@ -254,34 +264,20 @@ type rtScan struct {
 }
 
 // ends looks at up to rtDensityScan records from each end of l, each
-// record once, the tail's oldest first, then the head's newest first.
-func (s *rtScan) ends(l *rtList) {
-	recs, kind := s.p.tab.recs, l.kind
-	if l.len() <= 2*rtDensityScan {
-		for i := l.tail; i != 0; i = recs[i].links[kind].prev {
-			s.consider(&recs[i])
-		}
-		return
-	}
-	i := l.tail
-	for range rtDensityScan {
-		s.consider(&recs[i])
-		i = recs[i].links[kind].prev
-	}
-	i = l.head
-	for range rtDensityScan {
-		s.consider(&recs[i])
-		i = recs[i].links[kind].next
-	}
-}
+// record once, the tail's oldest first, then the head's newest first; it
+// reports whether the walk found the least density there is (floor).
+func (s *rtScan) ends(l *rtList) bool { return l.ends.scan(s, l.len()) }
 
-// consider rates r and keeps it when it is below the least seen so far.
-func (s *rtScan) consider(r *rtRec) {
+// consider rates r and keeps it when it is below the least seen so far;
+// it reports whether that is the least density there is, so that no
+// record after can replace it.
+func (s *rtScan) consider(r *rtRec) bool {
 	if r.idx == s.skip {
-		return
+		return false
 	}
 	p := s.p
 	if d := p.dens.at(p.densityHot(r), p.clock-r.last); s.best == 0 || d < s.bestD {
 		s.best, s.bestD = r.idx, d
 	}
+	return s.bestD <= p.dens.floor
 }

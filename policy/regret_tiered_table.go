@@ -116,11 +116,13 @@ func (t *rtTable) unhold(e *rtRec) {
 func (t *rtTable) block(i uint32) *Block { return t.ra.block(i) }
 
 // rtList is a doubly linked list of rtRecs through their link kind; the
-// front is the newest insertion.
+// front is the newest insertion. ends, when not nil, keeps the records at
+// both ends (the class lists the density ranking walks).
 type rtList struct {
 	kind       int
 	head, tail uint32
 	n          int
+	ends       *rtEnds
 }
 
 func (l *rtList) link(t *rtTable, i uint32) *raPair { return &t.rec(i).links[l.kind] }
@@ -134,9 +136,15 @@ func (l *rtList) pushFront(t *rtTable, i uint32) {
 	}
 	l.head = i
 	l.n++
+	if l.ends != nil {
+		l.ends.pushed(i, l.n)
+	}
 }
 
 func (l *rtList) remove(t *rtTable, i uint32) {
+	if l.ends != nil {
+		l.ends.removing(l, t, i, l.n)
+	}
 	k := l.link(t, i)
 	if k.prev != 0 {
 		l.link(t, k.prev).next = k.next
