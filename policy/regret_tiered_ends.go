@@ -35,6 +35,9 @@ func (e *rtEnds) removing(l *rtList, t *rtTable, i uint32, n int) {
 		next := l.link(t, e.front[rtDensityScan-1]).next
 		copy(e.front[k:], e.front[k+1:])
 		e.front[rtDensityScan-1] = next
+		if n > 2*rtDensityScan { // the ends are apart: i is in one only
+			return
+		}
 	}
 	if k := endIndex(&e.back, i); k >= 0 {
 		prev := l.link(t, e.back[rtDensityScan-1]).prev
