@@ -56,17 +56,28 @@ func (p *HitDensity) sample(n int) hdCand {
 			touch += p.touchRun(int(j), n)
 		}
 		p.touch = touch
-		for _, j := range starts[:runs] {
-			for k := range min(hdRun, p.cfg.Samples-s) {
-				i := wrapSlot(int(j)+k, n)
-				if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
-					best = c
-				}
-			}
-			s += hdRun
-		}
+		s = p.rateRuns(starts[:runs], s, n, &best)
 	}
 	return best
+}
+
+// rateRuns rates the runs from starts, the first of them sample s, into
+// best and returns the sample after them. The density is read inline
+// (rate's call, 32 a victim, is not inlined).
+func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
+	dens, clock := p.model.dens, p.clock
+	for _, j := range starts {
+		for k := range min(hdRun, p.cfg.Samples-s) {
+			i := wrapSlot(int(j)+k, n)
+			sl := &p.res[i]
+			c := hdCand{dens[sl.class()][ageBucket(clock-sl.last())], int32(i)}
+			if s+k == 0 || p.less(c, *best) {
+				*best = c
+			}
+		}
+		s += hdRun
+	}
+	return s
 }
 
 // touchRun loads the slots of res a run from j spans: its first, third
