@@ -113,8 +113,8 @@ func hdSlotOf(b *Block, last int64, class uint8, pos int32, rec uint32) hdSlot {
 // State: one record per resident block or ghost, found through the
 // block's slot (hitdensity_entry.go), one slot in an array per resident,
 // at most capacity ghosts in a ring by eviction, the histograms (classes x
-// age buckets). Slots, records and ring hold no pointers but the block of
-// each record, in one array. Access, Admit, Evict and Forget are
+// age buckets). Records and ring hold no pointers: a slot holds its
+// block, and one array the block of each record. Access, Admit, Evict and Forget are
 // O(1) and allocate nothing in the steady state; Victim is O(samples); a
 // refresh every max(period x capacity, 1024) accesses costs classes x age
 // buckets.
@@ -246,7 +246,9 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 		age := p.clock - sl.last()
 		p.model.hit(int(sl.class()), age, 1)
 		e.t = max(age, 1)
-		e.reads = min(e.reads+1, hdSat)
+		if e.reads < hdSat {
+			e.reads++
+		}
 		*sl = hdSlotOf(b, p.clock, p.classify(b, e), b.Meta.Pos, e.self)
 	} else if e != nil {
 		p.model.hit(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))

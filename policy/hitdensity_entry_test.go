@@ -101,3 +101,20 @@ func TestHitDensityGhostRingCompacts(t *testing.T) {
 		p.tab.drop(p.tab.rec(i))
 	}
 }
+
+// A record's read count saturates instead of wrapping: a block read more
+// than 2^16 times stays in the top reads bucket.
+func TestHitDensityReadsSaturate(t *testing.T) {
+	p := NewHitDensity(HitDensityConfig{Samples: 4, Decay: 0.9, Period: 0.5, Horizon: 1,
+		Features: FeatureReads}, Env{CapacityBlocks: 4, Seed: 1})
+	b := &Block{ID: 1}
+	p.Access(b, 0)
+	p.Admit(b, 0)
+	for i := range 70000 {
+		p.Access(b, Time(i))
+	}
+	if r := p.tab.get(b); r.reads != hdSat || p.res[r.at].class() != kvReadBuckets-1 {
+		t.Fatalf("after 70000 reads: reads %d, class %d; want %d, %d", r.reads, p.res[r.at].class(), hdSat,
+			kvReadBuckets-1)
+	}
+}
