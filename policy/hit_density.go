@@ -54,14 +54,23 @@ type HitDensityConfig struct {
 // minPeriod is the fewest accesses between two refreshes of the model.
 const minPeriod = 1024
 
-// kvSlot is what Victim reads of a resident block, kept in the array it
-// samples so that a sample costs one memory access.
-type kvSlot struct {
-	b     *Block
-	e     *kvEntry
-	last  int64 // step of the last access (or of the admission)
-	pos   int32 // Meta.Pos at the last access, the tie-break
-	class uint8 // class when the current lifetime began
+// hdSlot is what Victim reads of a resident block, kept in the array it
+// samples so that a sample costs one memory access, and the victim's
+// block and record come with it: 24 bytes.
+type hdSlot struct {
+	b   *Block
+	lc  uint64 // step of the last access (or of the admission) << 8 | class when the current lifetime began
+	pos int32  // Meta.Pos at the last access, the tie-break
+	rec uint32 // the block's record
+}
+
+func (s *hdSlot) last() int64  { return int64(s.lc >> 8) }
+func (s *hdSlot) class() uint8 { return uint8(s.lc) }
+
+// hdSlotOf returns the slot of block b, of record rec, last accessed at
+// step last, in class.
+func hdSlotOf(b *Block, last int64, class uint8, pos int32, rec uint32) hdSlot {
+	return hdSlot{b: b, lc: uint64(last)<<8 | uint64(class), pos: pos, rec: rec}
 }
 
 // HitDensity ranks resident blocks by learned hit density (see
@@ -101,25 +110,27 @@ type kvSlot struct {
 // RefCount (the daemon's sampled planner) the classes reduce to reads, and
 // the policy is LHD over its own access counts.
 //
-// State: one entry per resident block or ghost, found through the block's
-// slot, one slot in an array per resident, at most capacity ghosts, the
-// histograms (classes x age buckets). Access, Admit, Evict and Forget are
+// State: one record per resident block or ghost, found through the
+// block's slot (hitdensity_entry.go), one slot in an array per resident,
+// at most capacity ghosts in a ring by eviction, the histograms (classes x
+// age buckets). Records and ring hold no pointers: a slot holds its
+// block, and one array the block of each record. Access, Admit, Evict and Forget are
 // O(1) and allocate nothing in the steady state; Victim is O(samples); a
 // refresh every max(period x capacity, 1024) accesses costs classes x age
 // buckets.
 type HitDensity struct {
-	cfg     HitDensityConfig
-	entries kvEntries
-	res     []kvSlot
-	victim  int32 // the slot of the last Victim's block
-	touch   int64 // sink of sample's early loads
-	model   densityModel
-	rng     *rand.Rand
-	cap     blockCap
-	clock   int64
-	events  int64    // accesses since the last refresh
-	rounds  int64    // refreshes so far
-	gorder  kvGhosts // ghosts, newest at the front
+	cfg    HitDensityConfig
+	tab    hdTable
+	res    []hdSlot
+	victim int32 // the slot of the last Victim's block
+	touch  int64 // sink of sample's early loads
+	model  densityModel
+	rng    *rand.Rand
+	cap    blockCap
+	clock  int64
+	events int64  // accesses since the last refresh
+	rounds int64  // refreshes so far
+	ghosts hdRing // ghosts, by eviction
 
 	runSeq  uint64 // the current run: accesses of one sequence at consecutive positions
 	runNext int32  // Pos that continues the run
@@ -167,13 +178,15 @@ func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
 		rng:   rand.New(rand.NewPCG(uint64(env.Seed), 0x6b76616470))}
 }
 
-// classify returns the class of a block whose lifetime begins now.
-func (p *HitDensity) classify(e *kvEntry) uint8 {
-	m := &e.b.Meta
+// classify returns the class of block b, of record e, whose lifetime
+// begins now. reads and prefix saturate at hdSat, where their buckets
+// (log2, up to 8 and 4) no longer change.
+func (p *HitDensity) classify(b *Block, e *hdRec) uint8 {
+	m := &b.Meta
 	f := p.cfg.Features
 	c := 0
 	if f&FeatureReads != 0 {
-		reads := max(m.RefCount, e.reads, 1)
+		reads := max(m.RefCount, int32(e.reads), 1)
 		c = min(bits.Len32(uint32(reads))-1, kvReadBuckets-1)
 	}
 	if f&FeatureFrontier != 0 {
@@ -183,7 +196,7 @@ func (p *HitDensity) classify(e *kvEntry) uint8 {
 		}
 	}
 	if f&FeatureGap != 0 {
-		c = c*kvGapBuckets + p.gapBucket(e.gap)
+		c = c*kvGapBuckets + p.gapBucket(e.t)
 	}
 	if f&FeaturePrefix != 0 {
 		c = c*kvPrefixBuckets + min(bits.Len32(uint32(e.prefix)), kvPrefixBuckets-1)
@@ -227,17 +240,20 @@ func (p *HitDensity) gapBucket(gap int64) int {
 func (p *HitDensity) Access(b *Block, _ Time) {
 	p.clock++
 	p.follow(b)
-	if e, ok := p.entries.get(b); ok && e.idx >= 0 {
-		e.prefix = p.prefix
-		sl := &p.res[e.idx]
-		age := p.clock - sl.last
-		p.model.hit(int(sl.class), age, 1)
-		sl.last, sl.pos, e.gap = p.clock, b.Meta.Pos, max(age, 1)
-		e.reads++
-		sl.class = p.classify(e)
-	} else if ok {
-		p.model.hit(int(e.class), p.clock-e.at, float64(p.cfg.Horizon))
-		p.dropGhost(e)
+	if e := p.tab.get(b); e != nil && e.state == hdResident {
+		e.prefix = uint16(min(p.prefix, hdSat))
+		sl := &p.res[e.at]
+		age := p.clock - sl.last()
+		p.model.hit(int(sl.class()), age, 1)
+		e.t = max(age, 1)
+		if e.reads < hdSat {
+			e.reads++
+		}
+		*sl = hdSlotOf(b, p.clock, p.classify(b, e), b.Meta.Pos, e.self)
+	} else if e != nil {
+		p.model.hit(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))
+		p.unghost(e)
+		p.tab.remove(b, e)
 	}
 	p.events++
 	if p.events >= max(int64(p.cfg.Period*float64(p.cap.get())), minPeriod) {
@@ -262,19 +278,19 @@ func (p *HitDensity) follow(b *Block) {
 
 // Admit starts tracking b at age 0; a ghost of b is dropped.
 func (p *HitDensity) Admit(b *Block, _ Time) {
-	e, ok := p.entries.get(b)
-	if ok {
-		p.gorder.remove(e)
-		e.gap, e.prefix = 0, 0
+	e := p.tab.get(b)
+	if e != nil {
+		p.unghost(e)
+		e.t, e.prefix, e.state = 0, 0, hdResident
 	} else {
-		e = p.entries.add(b)
+		e = p.tab.add(b)
 	}
 	e.reads = 1
 	if b.ID == p.lastID {
-		e.prefix = p.prefix
+		e.prefix = uint16(min(p.prefix, hdSat))
 	}
-	e.idx = int32(len(p.res))
-	p.res = append(p.res, kvSlot{b: b, e: e, last: p.clock, pos: b.Meta.Pos, class: p.classify(e)})
+	e.at = uint32(len(p.res))
+	p.res = append(p.res, hdSlotOf(b, p.clock, p.classify(b, e), b.Meta.Pos, e.self))
 	p.cap.observe(len(p.res))
 }
 
@@ -282,70 +298,65 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 // 1/Horizon of the evicted blocks (by ID) is followed as ghosts, whose
 // return or expiry is recorded with weight Horizon.
 func (p *HitDensity) Evict(b *Block, _ Time) {
-	e, idx, ok := p.entryOf(b)
-	if !ok || idx < 0 {
+	idx, ok := p.residentOf(b)
+	if !ok {
 		return
 	}
-	sl := p.unslot(e, idx)
+	sl := p.unslot(idx)
 	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
-		p.entries.remove(e)
+		p.tab.remove(b, p.tab.rec(sl.rec))
 		return
 	}
-	e.at, e.class = sl.last, sl.class
-	p.gorder.pushFront(e)
-	if p.gorder.len() > p.cap.get() {
-		old := p.gorder.back()
-		p.model.end(int(old.class), p.clock-old.at, float64(p.cfg.Horizon))
-		p.dropGhost(old)
+	p.pushGhost(sl.rec, sl.last(), sl.class())
+	if p.ghosts.len() > p.cap.get() {
+		pos, i := p.ghosts.oldest()
+		old := p.tab.rec(i)
+		p.model.end(int(old.class), p.clock-old.t, float64(p.cfg.Horizon))
+		*p.ghosts.at(uint32(pos)) = 0
+		p.ghosts.live--
+		p.tab.drop(old)
 	}
 }
 
 // Forget drops b: a resident block or ghost freed by its owner ends its
 // lifetime without a hit.
 func (p *HitDensity) Forget(b *Block) {
-	e, ok := p.entries.get(b)
+	e := p.tab.get(b)
 	switch {
-	case !ok:
-	case e.idx >= 0:
-		sl := p.unslot(e, e.idx)
-		p.model.end(int(sl.class), p.clock-sl.last, 1)
-		p.entries.remove(e)
+	case e == nil:
+		p.tab.clearStale(b)
+	case e.state == hdResident:
+		sl := p.unslot(e.at)
+		p.model.end(int(sl.class()), p.clock-sl.last(), 1)
+		p.tab.remove(b, e)
 	default:
-		p.model.end(int(e.class), p.clock-e.at, float64(p.cfg.Horizon))
-		p.dropGhost(e)
+		p.model.end(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))
+		p.unghost(e)
+		p.tab.remove(b, e)
 	}
 }
 
-// entryOf returns b's entry and the slot in res of a resident b (-1 for
-// a ghost): when b is the last victim, found through its slot in res
-// without reading b or the entry (cache misses at a million residents).
-func (p *HitDensity) entryOf(b *Block) (*kvEntry, int32, bool) {
-	if int(p.victim) < len(p.res) {
-		if sl := &p.res[p.victim]; sl.b == b {
-			return sl.e, p.victim, true
-		}
+// residentOf returns the slot of b when b is resident: when b is the last
+// victim, found through its slot in res without reading b or its record
+// (cache misses at a million residents).
+func (p *HitDensity) residentOf(b *Block) (uint32, bool) {
+	if int(p.victim) < len(p.res) && p.res[p.victim].b == b {
+		return uint32(p.victim), true
 	}
-	e, ok := p.entries.get(b)
-	if !ok {
-		return nil, -1, false
+	if e := p.tab.get(b); e != nil && e.state == hdResident {
+		return e.at, true
 	}
-	return e, e.idx, true
+	return 0, false
 }
 
-// dropGhost stops following the ghost e.
-func (p *HitDensity) dropGhost(e *kvEntry) {
-	p.gorder.remove(e)
-	p.entries.remove(e)
-}
-
-// unslot removes resident e's slot, idx, from res (the last slot takes
-// its place), marks e a ghost and returns the slot.
-func (p *HitDensity) unslot(e *kvEntry, idx int32) kvSlot {
+// unslot removes slot idx from res (the last slot takes its place) and
+// returns it.
+func (p *HitDensity) unslot(idx uint32) hdSlot {
 	sl := p.res[idx]
 	last := p.res[len(p.res)-1]
-	p.res[idx], last.e.idx = last, idx
+	p.res[idx] = last
+	p.tab.rec(last.rec).at = idx
 	p.res = p.res[:len(p.res)-1]
-	e.idx = -1
 	return sl
 }
 

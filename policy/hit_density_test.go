@@ -140,17 +140,20 @@ func TestHitDensityForget(t *testing.T) {
 	for _, b := range d.blocks {
 		p.Forget(b)
 	}
-	if p.entries.len() != 0 || len(p.res) != 0 || p.gorder.len() != 0 {
-		t.Fatalf("after forgetting every block: %d entries, %d residents, %d ghosts",
-			p.entries.len(), len(p.res), p.gorder.len())
+	if p.tab.len() != 0 || len(p.res) != 0 || p.ghosts.len() != 0 {
+		t.Fatalf("after forgetting every block: %d records, %d residents, %d ghosts",
+			p.tab.len(), len(p.res), p.ghosts.len())
 	}
 }
 
-// A hit_density entry fits a cache line, so a Victim's or an Evict's
-// entry costs one cache miss at a million residents.
+// A hit_density record is 32 bytes and a slot 24, so a run of slots
+// Victim rates spans two or three cache lines and an Evict's record one.
 func TestHitDensityEntrySize(t *testing.T) {
-	if n := unsafe.Sizeof(kvEntry{}); n > 64 {
-		t.Fatalf("kvEntry is %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(hdRec{}); n != 32 {
+		t.Fatalf("hdRec is %d bytes, want 32", n)
+	}
+	if n := unsafe.Sizeof(hdSlot{}); n != 24 {
+		t.Fatalf("hdSlot is %d bytes, want 24", n)
 	}
 }
 

@@ -56,27 +56,38 @@ func (p *HitDensity) sample(n int) hdCand {
 			touch += p.touchRun(int(j), n)
 		}
 		p.touch = touch
-		for _, j := range starts[:runs] {
-			for k := range min(hdRun, p.cfg.Samples-s) {
-				i := wrapSlot(int(j)+k, n)
-				if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
-					best = c
-				}
-			}
-			s += hdRun
-		}
+		s = p.rateRuns(starts[:runs], s, n, &best)
 	}
 	return best
 }
 
+// rateRuns rates the runs from starts, the first of them sample s, into
+// best and returns the sample after them. The density is read inline
+// (rate's call, 32 a victim, is not inlined).
+func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
+	dens, clock := p.model.dens, p.clock
+	for _, j := range starts {
+		for k := range min(hdRun, p.cfg.Samples-s) {
+			i := wrapSlot(int(j)+k, n)
+			sl := &p.res[i]
+			c := hdCand{dens[sl.class()][ageBucket(clock-sl.last())], int32(i)}
+			if s+k == 0 || p.less(c, *best) {
+				*best = c
+			}
+		}
+		s += hdRun
+	}
+	return s
+}
+
 // touchRun loads the slots of res a run from j spans: its first, third
-// and last (hdRun = 4 slots of 32 bytes cover two or three cache lines, each
-// holding one of them); it returns a value read for the sink.
+// and last (hdRun = 4 slots of 24 bytes cover two or three cache lines,
+// each holding one of them); it returns a value read for the sink.
 func (p *HitDensity) touchRun(j, n int) int64 {
 	if n < hdRun { // wrapSlot wraps once: j+hdRun-1 may exceed 2n
-		return p.res[j].last
+		return int64(p.res[j].lc)
 	}
-	return p.res[j].last + p.res[wrapSlot(j+hdRun/2, n)].last + p.res[wrapSlot(j+hdRun-1, n)].last
+	return int64(p.res[j].lc + p.res[wrapSlot(j+hdRun/2, n)].lc + p.res[wrapSlot(j+hdRun-1, n)].lc)
 }
 
 // wrapSlot returns slot i of a ring of n slots, for i < 2n.
@@ -87,27 +98,22 @@ func wrapSlot(i, n int) int {
 	return i
 }
 
-// touchGhost loads the oldest ghost's entry, its block and its newer
-// neighbour when the ghosts are at capacity: the next Evict drops the
-// ghost and relinks the neighbour, and their misses then overlap the
-// samples' instead of following them. It returns a value read for the
+// touchGhost loads the oldest ghost's record when the ghosts are at
+// capacity: the next Evict drops the ghost, and its miss then overlaps
+// the samples' instead of following them. It returns a value read for the
 // sink.
 func (p *HitDensity) touchGhost() int64 {
-	if p.gorder.len() < p.cap.get() {
+	if p.ghosts.len() < p.cap.get() || p.ghosts.len() == 0 {
 		return 0
 	}
-	old := p.gorder.back()
-	t := old.prev.at       // the root when old is the only ghost
-	if old.b.slot == nil { // never taken: the load of the slot is the point
-		return t + 1
-	}
-	return t + old.at
+	_, i := p.ghosts.oldest()
+	return p.tab.rec(i).t
 }
 
 // rate returns the hit density of the block in slot i.
 func (p *HitDensity) rate(i int) float64 {
 	sl := &p.res[i]
-	return p.model.density(int(sl.class), p.clock-sl.last)
+	return p.model.density(int(sl.class()), p.clock-sl.last())
 }
 
 // less orders candidates: the lower density first, then the older block,
@@ -117,8 +123,8 @@ func (p *HitDensity) less(a, b hdCand) bool {
 		return a.d < b.d
 	}
 	sa, sb := &p.res[a.idx], &p.res[b.idx]
-	if sa.last != sb.last {
-		return sa.last < sb.last
+	if la, lb := sa.last(), sb.last(); la != lb {
+		return la < lb
 	}
 	if sa.pos != sb.pos {
 		return sa.pos > sb.pos

@@ -44,6 +44,9 @@ type rtDensity struct {
 	s0, s1  []float64 // scratch of densityTable
 	pending int       // observations since the last refresh
 	seen    int       // observations
+	// floor is the least density at returns (0 before the first refresh):
+	// a walk that found it can stop, nothing after is lower
+	floor float64
 }
 
 func newRTDensity(window int) *rtDensity {
@@ -99,18 +102,35 @@ func (d *rtDensity) refresh(span int, now int64) {
 	}
 	d.pending = 0
 	for c := range d.hist {
-		ring, live := d.ring[c], d.live[c]
-		n := int64(len(ring))
-		for age := range n {
-			live[age] = 0
-			if now-age >= 0 {
-				live[age] = ring[(now-age)%n]
-			}
-		}
-		live[n] = d.beyond[c]
-		kaplanMeier(d.hist[c], live, d.mass)
+		d.fillLive(c, now)
+		kaplanMeier(d.hist[c], d.live[c], d.mass)
 		densityTable(d.mass, d.dens[c], d.s0, d.s1, max(span, 1))
 	}
+	d.floor = 0 // the density of ages past the tables
+	for _, t := range d.dens {
+		for _, v := range t[:len(t)-1] {
+			d.floor = min(d.floor, v) // NaN stays: no density is then known to be least
+		}
+	}
+}
+
+// fillLive sets live[c][age] to the tracked blocks of class c last read
+// age steps before now (ring[c][(now-age) mod len], walked down from now's
+// slot without a division per age) and its last entry to beyond[c].
+func (d *rtDensity) fillLive(c int, now int64) {
+	ring, live := d.ring[c], d.live[c]
+	n := int64(len(ring))
+	j := now % n // the slot of age 0
+	for age := range n {
+		live[age] = 0
+		if now-age >= 0 {
+			live[age] = ring[j]
+		}
+		if j--; j < 0 {
+			j = n - 1
+		}
+	}
+	live[n] = d.beyond[c]
 }
 
 // kaplanMeier fills mass with the distribution of the reuse distance from
@@ -126,11 +146,14 @@ func kaplanMeier(hist, live, mass []float64) {
 	}
 	surv := 1.0
 	for x := range n - 1 {
-		mass[x] = 0
-		if atRisk > 0 {
-			mass[x] = surv * hist[x] / atRisk
+		// No reuse at x leaves surv as it is: skip the division (its
+		// chain through surv is most of a refresh's time).
+		m := 0.0
+		if h := hist[x]; h != 0 && atRisk > 0 {
+			m = surv * h / atRisk
 		}
-		surv -= mass[x]
+		mass[x] = m
+		surv -= m
 		atRisk -= hist[x] + live[x]
 	}
 	mass[n-1] = max(surv, 0)
@@ -142,9 +165,11 @@ func kaplanMeier(hist, live, mass []float64) {
 // len(h)+1 each, hold the sums over [0, x)).
 func densityTable(h, dens, s0, s1 []float64, span int) {
 	n := len(h)
+	a0, a1 := s0[0], s1[0] // the sums run in registers, not through s0 and s1
 	for x, v := range h {
-		s0[x+1] = s0[x] + v
-		s1[x+1] = s1[x] + v*float64(x)
+		a0 = a0 + v
+		a1 = a1 + v*float64(x)
+		s0[x+1], s1[x+1] = a0, a1
 	}
 	total := s0[n]
 	for a := range dens {
@@ -209,49 +234,50 @@ func (p *RegretTiered) observeForget(r *rtRec) {
 }
 
 // densityVictim returns the block of c with the lowest density among
-// those it looks at (rtDensityScan from each end of each class list),
-// never the block just read while another is there; nil when c is empty.
+// those it looks at (rtDensityScan from each end of each class list, the
+// cold list first, each from its tail), never the block just read while
+// another is there; nil when c is empty. Ties go to the first looked at.
 func (p *RegretTiered) densityVictim(c *rtClassList) *rtRec {
 	p.dens.refresh(int(p.cfg.Span*float64(p.cap.get())+0.5), p.clock)
-	var best *rtRec
-	bestD, skip := 0.0, uint32(0) // record indices start at 1
+	skip := uint32(0) // record indices start at 1
 	if p.lastRead != nil && c.len() > 1 {
 		if r := p.tab.get(p.lastRead); r != nil {
 			skip = r.idx
 		}
 	}
-	consider := func(r *rtRec) {
-		if r.idx == skip {
-			return
-		}
-		if dd := p.dens.at(p.densityHot(r), p.clock-r.last); best == nil || dd < bestD {
-			best, bestD = r, dd
-		}
+	s := rtScan{p: p, skip: skip}
+	if !s.ends(&c.cold) {
+		s.ends(&c.hot)
 	}
-	for _, l := range []*rtList{&c.cold, &c.hot} {
-		p.scanEnds(l, consider)
+	if s.best == 0 {
+		return nil
 	}
-	return best
+	return p.tab.rec(s.best)
 }
 
-// scanEnds calls f on up to rtDensityScan records from each end of l,
-// each record once, oldest first.
-func (p *RegretTiered) scanEnds(l *rtList, f func(*rtRec)) {
-	t := p.tab
-	if l.len() <= 2*rtDensityScan {
-		for i := l.tail; i != 0; i = l.link(t, i).prev {
-			f(t.rec(i))
-		}
-		return
+// rtScan is densityVictim's walk: the least density seen and its record.
+type rtScan struct {
+	p     *RegretTiered
+	skip  uint32
+	best  uint32 // 0: none yet
+	bestD float64
+}
+
+// ends looks at up to rtDensityScan records from each end of l, each
+// record once, the tail's oldest first, then the head's newest first; it
+// reports whether the walk found the least density there is (floor).
+func (s *rtScan) ends(l *rtList) bool { return l.ends.scan(s, l.len()) }
+
+// consider rates r and keeps it when it is below the least seen so far;
+// it reports whether that is the least density there is, so that no
+// record after can replace it.
+func (s *rtScan) consider(r *rtRec) bool {
+	if r.idx == s.skip {
+		return false
 	}
-	i := l.tail
-	for k := 0; k < rtDensityScan; k++ {
-		f(t.rec(i))
-		i = l.link(t, i).prev
+	p := s.p
+	if d := p.dens.at(p.densityHot(r), p.clock-r.last); s.best == 0 || d < s.bestD {
+		s.best, s.bestD = r.idx, d
 	}
-	i = l.head
-	for k := 0; k < rtDensityScan; k++ {
-		f(t.rec(i))
-		i = l.link(t, i).next
-	}
+	return s.bestD <= p.dens.floor
 }

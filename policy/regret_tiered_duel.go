@@ -11,7 +11,7 @@ import "math"
 type rtClassList struct{ hot, cold rtList }
 
 func newRTClassList(kind int) rtClassList {
-	return rtClassList{hot: rtList{kind: kind}, cold: rtList{kind: kind}}
+	return rtClassList{hot: rtList{kind: kind, ends: &rtEnds{}}, cold: rtList{kind: kind, ends: &rtEnds{}}}
 }
 
 func (c *rtClassList) len() int { return c.hot.len() + c.cold.len() }

@@ -3,8 +3,8 @@ package policy
 // regret_tiered finds what it knows of a block as regret_adaptive does
 // (regret_table.go): through the block's slot, which holds the record of
 // its inner regret_adaptive, whose table the two share. regret_tiered's
-// own part, an rtRec, sits at the same index in chunks of its own that
-// hold no pointers (its lists link records by index), and the raRec's
+// own part, an rtRec, sits at the same index in an array of its own that
+// holds no pointers (its lists link records by index), and the raRec's
 // held flag keeps the record while regret_tiered tracks the block. An
 // event makes no map lookup and, in the steady state, allocates nothing.
 
@@ -31,12 +31,15 @@ type rtRec struct {
 	loose       bool // in the loose list: in none of the caches
 }
 
-// rtTable holds regret_tiered's records beside the raTable's. State: a
-// record per index the raTable has allocated.
+// rtTable holds regret_tiered's records beside the raTable's, in one
+// array, so that finding record i is an address computation, not a load
+// (a walk of a list's ends follows one link per record). State: a record
+// per index the raTable has allocated, and up to as many again while the
+// raTable grows past its reserve.
 type rtTable struct {
-	ra     *raTable
-	chunks []*[1 << raChunkBits]rtRec
-	n      int // records regret_tiered tracks
+	ra   *raTable
+	recs []rtRec
+	n    int // records regret_tiered tracks
 }
 
 // newRTTable returns an empty table beside ra, with as many records
@@ -47,21 +50,27 @@ func newRTTable(ra *raTable) *rtTable {
 	return t
 }
 
-// grow allocates chunks until there are n.
+// grow makes room for the records of n chunks of the raTable, doubling
+// the array when it grows past them (a record pointer is not kept across
+// an add, which may move the records).
 func (t *rtTable) grow(n int) {
-	for c := len(t.chunks); c < n; c++ {
-		chunk := new([1 << raChunkBits]rtRec)
-		for j := range chunk {
-			chunk[j].idx = uint32(c<<raChunkBits + j)
-		}
-		t.chunks = append(t.chunks, chunk)
+	need := n << raChunkBits
+	if need <= len(t.recs) {
+		return
 	}
+	if len(t.recs) > 0 {
+		need = max(need, 2*len(t.recs))
+	}
+	recs := make([]rtRec, need)
+	copy(recs, t.recs)
+	for j := len(t.recs); j < need; j++ {
+		recs[j].idx = uint32(j)
+	}
+	t.recs = recs
 }
 
 // rec returns record i, which must have been added.
-func (t *rtTable) rec(i uint32) *rtRec {
-	return &t.chunks[i>>raChunkBits][i&(1<<raChunkBits-1)]
-}
+func (t *rtTable) rec(i uint32) *rtRec { return &t.recs[i] }
 
 // get returns b's record, or nil when regret_tiered does not track b.
 func (t *rtTable) get(b *Block) *rtRec {
@@ -107,11 +116,13 @@ func (t *rtTable) unhold(e *rtRec) {
 func (t *rtTable) block(i uint32) *Block { return t.ra.block(i) }
 
 // rtList is a doubly linked list of rtRecs through their link kind; the
-// front is the newest insertion.
+// front is the newest insertion. ends, when not nil, keeps the records at
+// both ends (the class lists the density ranking walks).
 type rtList struct {
 	kind       int
 	head, tail uint32
 	n          int
+	ends       *rtEnds
 }
 
 func (l *rtList) link(t *rtTable, i uint32) *raPair { return &t.rec(i).links[l.kind] }
@@ -125,9 +136,15 @@ func (l *rtList) pushFront(t *rtTable, i uint32) {
 	}
 	l.head = i
 	l.n++
+	if l.ends != nil {
+		l.ends.pushed(i, l.n)
+	}
 }
 
 func (l *rtList) remove(t *rtTable, i uint32) {
+	if l.ends != nil {
+		l.ends.removing(l, t, i, l.n)
+	}
 	k := l.link(t, i)
 	if k.prev != 0 {
 		l.link(t, k.prev).next = k.next

@@ -20,7 +20,8 @@ package policy
 // A table may also stop tracking a block without touching it (drop), so
 // that a caller evicting thousands of scattered blocks does not take a
 // cache miss on each: the block's slot then still names the recycled node,
-// which no longer belongs to it (stale). Any table claims a stale slot as
+// which no longer belongs to it (stale). hit_density's hdTable drops an
+// expired ghost's record so too. Any table claims a stale slot as
 // a free one (freeSlot). A node kept in a lent slot or the map is removed
 // from there as remove does (reading the block): the planner's lru and
 // fifo, which drop, usually hold their blocks' own slots, but a Streaming
@@ -88,14 +89,19 @@ func (t *nodeTable) get(b *Block) (*node, bool) {
 }
 
 // freeSlot reports whether b's slot is free to claim: empty, or stale (a
-// node that a table dropped, no longer b's). It is called before the
-// claiming table allocates, which could hand the stale node back to b.
+// node that a table dropped, no longer b's, or a hit_density record that
+// its hdTable dropped). It is called before the claiming table allocates,
+// which could hand the stale node back to b.
 func freeSlot(b *Block) bool {
-	if b.slot == nil {
+	switch s := b.slot.(type) {
+	case nil:
 		return true
+	case *node:
+		return s.b != b
+	case *hdRec:
+		return s.state == hdFree || s.id != b.ID
 	}
-	n, ok := b.slot.(*node)
-	return ok && n.b != b
+	return false
 }
 
 // add tracks b, which must not be tracked, and returns its zeroed node.

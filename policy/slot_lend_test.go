@@ -17,7 +17,7 @@ func TestSlotLent(t *testing.T) {
 		{"lru", NewLRU(), func(p Policy) int { return len(p.(*LRU).nodes.over) }, false},
 		{"hit_density", NewHitDensity(HitDensityConfig{Samples: 4, Decay: 0.9, Period: 0.5, Horizon: 1,
 			Features: FeatureReads}, Env{CapacityBlocks: 8}),
-			func(p Policy) int { return len(p.(*HitDensity).entries.over) }, true},
+			func(p Policy) int { return len(p.(*HitDensity).tab.over) }, true},
 		{"regret_adaptive", mustNew(t, "regret_adaptive", Env{CapacityBlocks: 8}),
 			func(p Policy) int { return len(p.(*RegretAdaptive).tab.over) }, true},
 	}

@@ -7,9 +7,9 @@ package policy
 // (freeSlot) is taken as it is; a slot held by another policy's state
 // (the inner policy's ghost of the block, or another policy tracking the
 // same block, such as a planner's lru) moves to lent, and back to the
-// block's slot when Streaming drops the block. A list node moved so is
-// marked not in its block's slot (node.inSlot), so that a drop of it
-// empties lent.
+// block's slot when Streaming drops the block. A list node or a
+// hit_density record moved so is marked not in its block's slot (inSlot),
+// so that a drop of it empties lent.
 type streamEntry struct {
 	mem   seqMember
 	b     *Block
@@ -62,8 +62,11 @@ func (t *streamTable) add(b *Block) *streamEntry {
 		return e
 	}
 	if _, lender := b.slot.(*streamEntry); !lender {
-		if n, ok := b.slot.(*node); ok {
-			n.inSlot = false // now in lent: drop must unlend it
+		switch s := b.slot.(type) { // now in lent: drop must unlend it
+		case *node:
+			s.inSlot = false
+		case *hdRec:
+			s.inSlot = false
 		}
 		e.lent, b.slot = b.slot, e
 		return e
@@ -82,8 +85,11 @@ func (t *streamTable) remove(e *streamEntry) {
 	b := e.b
 	if b.slot == any(e) {
 		b.slot, e.lent = e.lent, nil
-		if n, ok := b.slot.(*node); ok && n.b == b {
-			n.inSlot = true
+		switch s := b.slot.(type) {
+		case *node:
+			s.inSlot = s.inSlot || s.b == b
+		case *hdRec:
+			s.inSlot = s.inSlot || (s.state != hdFree && s.id == b.ID)
 		}
 	} else {
 		delete(t.over, b.ID)
