@@ -86,6 +86,7 @@ type PrefixChain struct {
 	share   float64
 	cap     blockCap
 	clock   int64
+	victim  *item // the item of the last chain block Victim returned (see Evict)
 
 	runSeq   uint64
 	runNext  int32 // Pos that continues the run
@@ -232,13 +233,23 @@ func (p *PrefixChain) unlink(e *pcEntry) {
 	p.nchain--
 }
 
-// Evict removes b and remembers a chain block as a ghost.
+// Evict removes b and remembers a chain block as a ghost. The chain
+// block Victim just returned is usually the one evicted: its item, at
+// hand from Victim, leaves its heap without waiting for b's slot, whose
+// load (a miss on a large cache) then overlaps the heap's.
 func (p *PrefixChain) Evict(b *Block, _ Time) {
+	it := p.chained(p.victim, b)
 	e, ok := p.entries.get(b)
+	if it != nil {
+		p.classes[it.rank].remove(it)
+		p.nchain--
+	}
 	if !ok || e.state > pcProbation {
 		return
 	}
-	p.unlink(e)
+	if it == nil {
+		p.unlink(e)
+	}
 	if e.state != pcChain || p.cfg.Adapt == 0 {
 		p.entries.remove(e)
 		return
@@ -292,7 +303,20 @@ func (p *PrefixChain) Victim(Time) (*Block, bool) {
 	if best == nil {
 		return nil, false
 	}
+	p.victim = best
 	return best.b, true
+}
+
+// chained returns it if it is the item of b in the chains (b is a
+// resident chain block and it its entry's item), else nil.
+func (p *PrefixChain) chained(it *item, b *Block) *item {
+	if it == nil || it.b != b || it.rank < 0 || int(it.rank) >= len(p.classes) {
+		return nil
+	}
+	if h := &p.classes[it.rank]; it.index < h.root() || it.index >= len(h.items) || h.items[it.index].it != it {
+		return nil
+	}
+	return it
 }
 
 // Len returns the number of resident blocks.

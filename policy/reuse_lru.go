@@ -157,6 +157,7 @@ type lifetimes struct {
 	h       minHeap
 	entries entryTable[rlEntry, *rlEntry]
 	idle    int // entries of blocks no longer resident (gone)
+	victim  *item // the item of the last block Victim returned (see Evict)
 	evAge   evictionAge
 	cap     blockCap
 	clock   int64
@@ -189,13 +190,24 @@ func (l *lifetimes) push(e *rlEntry) {
 
 // Evict removes b and counts its age in the mean eviction age. An entry
 // with a ghost stays, gone, until the ghost is read or dies.
+//
+// The victim Victim just returned is usually the one evicted: its item,
+// at hand from Victim, leaves the heap without waiting for b's slot, whose
+// load (a miss on a large cache) then overlaps the heap's.
 func (l *lifetimes) Evict(b *Block, _ Time) {
+	it := l.resident(l.victim, b)
 	e, ok := l.entries.get(b)
+	if it != nil {
+		l.evAge.observe(float64(l.clock-it.last), l.cap.get())
+		l.h.remove(it)
+	}
 	if !ok || e.gone {
 		return
 	}
-	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
-	l.h.remove(&e.it)
+	if it == nil {
+		l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
+		l.h.remove(&e.it)
+	}
 	if e.ghost != 0 {
 		e.gone = true
 		l.idle++
@@ -207,9 +219,19 @@ func (l *lifetimes) Evict(b *Block, _ Time) {
 // Victim returns the block of the smallest key.
 func (l *lifetimes) Victim(Time) (*Block, bool) {
 	if it := l.h.min(); it != nil {
+		l.victim = it
 		return it.b, true
 	}
 	return nil, false
+}
+
+// resident returns it if it is the item of b in the heap (b is resident
+// and it is its entry's item), else nil.
+func (l *lifetimes) resident(it *item, b *Block) *item {
+	if it == nil || it.b != b || it.index < l.h.root() || it.index >= len(l.h.items) || l.h.items[it.index].it != it {
+		return nil
+	}
+	return it
 }
 
 // Len returns the number of resident blocks.
