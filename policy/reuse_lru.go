@@ -65,18 +65,29 @@ type ReuseLRU struct {
 // rlEntry is a tracked block's state: its heap item and class. reuse_req
 // also keeps the entry of a block no longer resident (gone) while it has
 // a ghost (the index of its slot in reqGhosts, 0 none); both fit in the
-// padding after class.
+// padding after class. Its item's owner is the entry itself, so that the
+// entry of a resident block is found from its item without reading the
+// block (see Evict); the table holding it is owner.
 type rlEntry struct {
 	it    item
+	owner *rlEntries
 	class uint8
 	gone  bool
 	ghost int32
 }
 
+// rlEntries holds reuse_lru's and reuse_req's entries.
+type rlEntries = entryTable[rlEntry, *rlEntry]
+
 func (e *rlEntry) slotBlock() *Block { return e.it.b }
-func (e *rlEntry) slotOwner() any    { return e.it.owner }
+func (e *rlEntry) slotOwner() any    { return e.owner }
 func (e *rlEntry) setSlot(b *Block, owner any) {
-	e.it.b, e.it.owner = b, owner
+	e.it.b = b
+	e.owner, _ = owner.(*rlEntries)
+	e.it.owner = nil
+	if e.owner != nil {
+		e.it.owner = e
+	}
 }
 
 // NewReuseLRU returns an empty policy whose counts halve every window
@@ -155,8 +166,8 @@ func (p *ReuseLRU) Forget(b *Block) { p.drop(b) }
 // access clock.
 type lifetimes struct {
 	h       minHeap
-	entries entryTable[rlEntry, *rlEntry]
-	idle    int // entries of blocks no longer resident (gone)
+	entries rlEntries
+	idle    int   // entries of blocks no longer resident (gone)
 	victim  *item // the item of the last block Victim returned (see Evict)
 	evAge   evictionAge
 	cap     blockCap
@@ -191,23 +202,18 @@ func (l *lifetimes) push(e *rlEntry) {
 // Evict removes b and counts its age in the mean eviction age. An entry
 // with a ghost stays, gone, until the ghost is read or dies.
 //
-// The victim Victim just returned is usually the one evicted: its item,
-// at hand from Victim, leaves the heap without waiting for b's slot, whose
-// load (a miss on a large cache) then overlaps the heap's.
+// The victim Victim just returned is usually the one evicted: its entry
+// is found from the item at hand from Victim, without reading b's slot (a
+// miss on a large cache; reuse_lru's entry, freed, still clears it).
 func (l *lifetimes) Evict(b *Block, _ Time) {
-	it := l.resident(l.victim, b)
-	e, ok := l.entries.get(b)
-	if it != nil {
-		l.evAge.observe(float64(l.clock-it.last), l.cap.get())
-		l.h.remove(it)
-	}
-	if !ok || e.gone {
+	var e *rlEntry
+	if it := l.resident(l.victim, b); it != nil {
+		e = it.owner.(*rlEntry)
+	} else if e, _ = l.entries.get(b); e == nil || e.gone {
 		return
 	}
-	if it == nil {
-		l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
-		l.h.remove(&e.it)
-	}
+	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
+	l.h.remove(&e.it)
 	if e.ghost != 0 {
 		e.gone = true
 		l.idle++
