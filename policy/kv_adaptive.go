@@ -135,7 +135,7 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
 		}
-		p.shadows = append(p.shadows, newShadowCache(sh, p.copies, i, p.rate == 1))
+		p.shadows = append(p.shadows, newShadowCache(sh, p.rate == 1))
 		var r Policy
 		if i == 0 || p.rate == 1 {
 			if r, err = New(name, env); err != nil {
@@ -178,7 +178,7 @@ func (p *KVAdaptive) duel(b *Block, now Time) {
 	c := p.cap.get()
 	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
 	sampled := p.rate == 1 || sketchHash(b.ID)%p.rate == 0
-	var cs []shadowBlock
+	var cs []Block
 	if sampled {
 		cs = p.copies.sync(b)
 	}
@@ -325,7 +325,7 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 		p.copies.sync(b)
 	}
 	for i, s := range p.shadows {
-		var c *shadowBlock
+		var c *Block
 		if cs != nil {
 			c = &cs[i]
 		}
@@ -335,7 +335,7 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 
 // shadowCopies returns the shadows' copies of b, nil if the shadows never
 // saw it (with sampling, every block outside the sample).
-func (p *KVAdaptive) shadowCopies(b *Block) []shadowBlock {
+func (p *KVAdaptive) shadowCopies(b *Block) []Block {
 	if p.copies == nil || (p.rate > 1 && sketchHash(b.ID)%p.rate != 0) {
 		return nil
 	}

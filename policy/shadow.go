@@ -11,20 +11,18 @@ package policy
 // The shadow's policy sees the shadow's own copy of each block (see
 // shadowCopies), never the real *Block: the copy's slot is the shadow
 // policy's alone, so neither it nor the real cache's experts keep their
-// per-block state in a map, and whether the shadow holds a block is a
-// field of the copy.
+// per-block state in a map, and whether the shadow holds a block is
+// written in the copy (see held).
 type shadowCache struct {
 	pol    Policy
-	copies *shadowCopies
-	i      int  // the shadow's copy in each block's copies
 	follow bool // the real cache follows the evictions: keep out
 	n      int  // blocks held
 	out    idGhosts
 	hits   float64
 }
 
-func newShadowCache(p Policy, copies *shadowCopies, i int, follow bool) *shadowCache {
-	s := &shadowCache{pol: p, copies: copies, i: i, follow: follow}
+func newShadowCache(p Policy, follow bool) *shadowCache {
+	s := &shadowCache{pol: p, follow: follow}
 	if follow {
 		s.out = newIDGhosts()
 	}
@@ -33,9 +31,9 @@ func newShadowCache(p Policy, copies *shadowCopies, i int, follow bool) *shadowC
 
 // access replays one access of c, the shadow's copy of the block, at
 // capacity blocks; it reports a hit.
-func (s *shadowCache) access(c *shadowBlock, now Time, capacity int) bool {
-	hit := c.held
-	s.pol.Access(&c.Block, now)
+func (s *shadowCache) access(c *Block, now Time, capacity int) bool {
+	hit := held(c)
+	s.pol.Access(c, now)
 	if hit {
 		s.hits++
 		return true
@@ -46,16 +44,16 @@ func (s *shadowCache) access(c *shadowBlock, now Time, capacity int) bool {
 			break
 		}
 		s.pol.Evict(v, now)
-		if vc := s.copies.of(v, s.i); vc != nil && vc.held {
-			vc.held = false
+		if held(v) {
+			setHeld(v, false)
 			s.n--
 		}
 		if s.follow {
 			s.evicted(v, capacity)
 		}
 	}
-	s.pol.Admit(&c.Block, now)
-	c.held = true
+	s.pol.Admit(c, now)
+	setHeld(c, true)
 	s.n++
 	if s.follow {
 		s.out.drop(c.ID)
@@ -81,22 +79,22 @@ func (s *shadowCache) evicted(v *Block, capacity int) {
 // update forwards a metadata change to the shadow's policy: of the
 // shadow's copy c (its Meta already the new one), or of the real block b
 // if the shadows have no copy of it.
-func (s *shadowCache) update(c *shadowBlock, b *Block, old Meta, now Time) {
+func (s *shadowCache) update(c, b *Block, old Meta, now Time) {
 	u, ok := s.pol.(Updater)
 	if !ok {
 		return
 	}
 	if c != nil {
-		b = &c.Block
+		b = c
 	}
 	u.Update(b, old, now)
 }
 
 // forget drops the block of the shadow's copy c from the shadow.
-func (s *shadowCache) forget(c *shadowBlock) {
-	s.pol.Forget(&c.Block)
-	if c.held {
-		c.held = false
+func (s *shadowCache) forget(c *Block) {
+	s.pol.Forget(c)
+	if held(c) {
+		setHeld(c, false)
 		s.n--
 	}
 	if s.follow {
@@ -110,7 +108,7 @@ func (s *shadowCache) forget(c *shadowBlock) {
 func (s *shadowCache) victim(resident func(BlockID) bool) (BlockID, bool) {
 	for n := s.out.order.front(); n != nil; n = s.out.order.front() {
 		id := n.b.ID
-		if c := s.copies.of(n.b, s.i); resident(id) && (c == nil || !c.held) {
+		if resident(id) && !held(n.b) {
 			return id, true
 		}
 		s.out.drop(id)
@@ -118,12 +116,22 @@ func (s *shadowCache) victim(resident func(BlockID) bool) (BlockID, bool) {
 	return 0, false
 }
 
-// shadowBlock is one shadow's copy of a block: the Block its policy
-// tracks (ID, Meta and Next copied from the real block at each access and
-// update) and whether the shadow holds it.
-type shadowBlock struct {
-	Block
-	held bool
+// A shadow's copy of a block has the real block's ID and Meta (copied at
+// each access and update), and in Next whether the shadow holds it:
+// kv_adaptive's experts are online, and online policies never read Next
+// (the oracle's next access), so a shadow's policy does not see it, and a
+// shadow finds whether it holds its policy's victim without a lookup.
+const shadowHeld Time = 1
+
+// held reports whether the shadow holds its copy c.
+func held(c *Block) bool { return c.Next == shadowHeld }
+
+// setHeld records whether the shadow holds its copy c.
+func setHeld(c *Block, h bool) {
+	c.Next = 0
+	if h {
+		c.Next = shadowHeld
+	}
 }
 
 // shadowCopies holds the shadows' copies of the blocks they saw (with
@@ -137,39 +145,29 @@ type shadowBlock struct {
 // does not reuse does. State: k copies per block the shadows saw and that
 // is not forgotten.
 type shadowCopies struct {
-	m map[BlockID][]shadowBlock
+	m map[BlockID][]Block
 	k int
 }
 
 func newShadowCopies(k int) *shadowCopies {
-	return &shadowCopies{m: map[BlockID][]shadowBlock{}, k: k}
+	return &shadowCopies{m: map[BlockID][]Block{}, k: k}
 }
 
-// sync returns the copies of b, made on first sight, with b's ID, Meta
-// and Next.
-func (c *shadowCopies) sync(b *Block) []shadowBlock {
+// sync returns the copies of b, made on first sight, with b's ID and Meta.
+func (c *shadowCopies) sync(b *Block) []Block {
 	cs, ok := c.m[b.ID]
 	if !ok {
-		cs = make([]shadowBlock, c.k)
+		cs = make([]Block, c.k)
 		c.m[b.ID] = cs
 	}
 	for i := range cs {
-		cs[i].ID, cs[i].Meta, cs[i].Next = b.ID, b.Meta, b.Next
+		cs[i].ID, cs[i].Meta = b.ID, b.Meta
 	}
 	return cs
 }
 
 // get returns the copies of the block with id, nil if there are none.
-func (c *shadowCopies) get(id BlockID) []shadowBlock { return c.m[id] }
-
-// of returns shadow i's copy of the block whose copy (for shadow i) is v,
-// nil if v is no such copy.
-func (c *shadowCopies) of(v *Block, i int) *shadowBlock {
-	if cs := c.m[v.ID]; cs != nil && &cs[i].Block == v {
-		return &cs[i]
-	}
-	return nil
-}
+func (c *shadowCopies) get(id BlockID) []Block { return c.m[id] }
 
 // drop forgets the copies of the block with id.
 func (c *shadowCopies) drop(id BlockID) { delete(c.m, id) }

@@ -2,41 +2,32 @@ package policy
 
 import "testing"
 
-// shadowCopies makes a block's copies once, refreshes their ID, Meta and
-// Next from the real block at each sync, recognises only its own copy for
-// a shadow and forgets them on drop.
+// shadowCopies makes a block's copies once, refreshes their ID and Meta
+// from the real block at each sync (never Next, where a shadow records
+// whether it holds the copy) and forgets them on drop, never reusing
+// them.
 func TestShadowCopies(t *testing.T) {
 	c := newShadowCopies(3)
 	b := &Block{ID: 7, Meta: Meta{Seq: 1, Pos: 2}, Next: 9}
 	cs := c.sync(b)
-	if len(cs) != 3 || cs[2].ID != 7 || cs[2].Meta.Pos != 2 || cs[1].Next != 9 || cs[0].held {
+	if len(cs) != 3 || cs[2].ID != 7 || cs[2].Meta.Pos != 2 || held(&cs[0]) || held(&cs[1]) {
 		t.Fatalf("first sync: %+v", cs)
 	}
-	cs[1].held = true
-	b.Meta.Pos, b.Next = 5, 11
+	setHeld(&cs[1], true)
+	b.Meta.Pos, b.Next = 5, shadowHeld
 	again := c.sync(b)
-	if &again[0] != &cs[0] || !again[1].held || again[0].Meta.Pos != 5 || again[2].Next != 11 {
-		t.Fatalf("second sync made new copies or did not refresh them: %+v", again)
+	if &again[0] != &cs[0] || !held(&again[1]) || held(&again[0]) || again[0].Meta.Pos != 5 {
+		t.Fatalf("second sync made new copies, did not refresh them or copied Next: %+v", again)
 	}
-	for _, tc := range []struct {
-		v    *Block
-		i    int
-		want *shadowBlock
-	}{
-		{&cs[1].Block, 1, &cs[1]},
-		{&cs[1].Block, 0, nil}, // shadow 1's copy is not shadow 0's
-		{b, 0, nil},            // the real block is no copy
-		{&Block{ID: 8}, 0, nil},
-	} {
-		if got := c.of(tc.v, tc.i); got != tc.want {
-			t.Errorf("of(%p, %d) = %p, want %p", tc.v, tc.i, got, tc.want)
-		}
+	setHeld(&cs[1], false)
+	if held(&cs[1]) {
+		t.Fatal("setHeld(false) left the copy held")
 	}
 	c.drop(7)
-	if c.get(7) != nil || c.of(&cs[0].Block, 0) != nil {
+	if c.get(7) != nil {
 		t.Fatal("copies kept after drop")
 	}
-	if fresh := c.sync(b); &fresh[0] == &cs[0] || fresh[1].held {
+	if fresh := c.sync(b); &fresh[0] == &cs[0] {
 		t.Fatal("a dropped block's copies were reused")
 	}
 }
