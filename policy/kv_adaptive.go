@@ -209,6 +209,13 @@ type reserver interface {
 	reserve(n int)
 }
 
+// drainer is implemented by experts that can hand their residents over in
+// their eviction order, forgetting them, at less than a Victim, Evict
+// and Forget each (see follow).
+type drainer interface {
+	drain(yield func(*Block)) bool
+}
+
 // follow makes expert i's real instance give the victims. When it does not
 // run, a new instance of it admits the residents in the order the current
 // one would evict them, and the current one forgets them (freeing their
@@ -227,6 +234,12 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	}
 	if r, ok := next.(reserver); ok {
 		r.reserve(p.real.Len())
+	}
+	if d, ok := p.real.(drainer); ok {
+		d.drain(func(v *Block) {
+			next.Access(v, now)
+			next.Admit(v, now)
+		})
 	}
 	for p.real.Len() > 0 {
 		v, ok := p.real.Victim(now)

@@ -1,6 +1,9 @@
 package policy
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 func init() {
 	Register(Info{
@@ -242,6 +245,43 @@ func (l *lifetimes) resident(it *item, b *Block) *item {
 
 // Len returns the number of resident blocks.
 func (l *lifetimes) Len() int { return l.entries.len() - l.idle }
+
+// drain calls yield with each resident block in the order Victim would
+// return them (each the victim once those before it are evicted), having
+// forgotten it, and leaves no resident: kv_adaptive moving the residents
+// to another expert, which discards this instance. When no two residents
+// tie (within kv_adaptive a block is admitted after its own access, so
+// their ties are the steps of distinct accesses), sorting the heap's
+// slots gives the order its removals would, in one pass instead of a
+// removal each; if two do tie, drain does nothing and reports false.
+// Entries kept only for a ghost keep their slots, as evicting and
+// forgetting the residents one by one leaves them.
+func (l *lifetimes) drain(yield func(*Block)) bool {
+	order := slices.Clone(l.h.items[min(l.h.root(), len(l.h.items)):])
+	slices.SortFunc(order, func(a, b heapEntry) int {
+		switch {
+		case a.less(&b):
+			return -1
+		case b.less(&a):
+			return 1
+		}
+		return 0
+	})
+	for i := 1; i < len(order); i++ {
+		if !order[i-1].less(&order[i]) {
+			return false // a tie: the heap's shape decides between them
+		}
+	}
+	l.h.items = l.h.items[:0]
+	for i := range order {
+		e := order[i].it.owner.(*rlEntry)
+		e.it.index = -1
+		b := e.it.b
+		l.entries.remove(e)
+		yield(b)
+	}
+	return true
+}
 
 // drop removes b's entry, if it has one (reuse_req frees its ghost
 // first).
