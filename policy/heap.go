@@ -110,6 +110,16 @@ func (h *minHeap) down(i int, e heapEntry) bool {
 		// following it: half the dependent misses, the same heap.
 		if g := 4 * i; g+2 < n {
 			touch += h.items[g].tie ^ h.items[g+2].tie
+			// and the great-grandchildren (8i to 8i+7, four lines), so
+			// that two levels' misses are in flight at a time.
+			if gg := 8 * i; gg+7 < n {
+				ggs := h.items[gg : gg+8 : gg+8]
+				touch += ggs[0].tie ^ ggs[2].tie ^ ggs[4].tie ^ ggs[6].tie
+				if g3 := 16 * i; g3+15 < n {
+					g3s := h.items[g3 : g3+16 : g3+16]
+					touch += g3s[0].tie ^ g3s[2].tie ^ g3s[4].tie ^ g3s[6].tie ^ g3s[8].tie ^ g3s[10].tie ^ g3s[12].tie ^ g3s[14].tie
+				}
+			}
 		}
 		if r := c + 1; r < n && h.items[r].less(&h.items[c]) {
 			c = r
@@ -128,10 +138,18 @@ func (h *minHeap) down(i int, e heapEntry) bool {
 // down4 is down for the 4-ary heap.
 func (h *minHeap) down4(i int, e heapEntry) bool {
 	start, n := i, len(h.items)
+	var touch int64
 	for {
 		first := 4*i - 8
 		if first >= n {
 			break
+		}
+		// Load the grandchildren (16i-40 to 16i-25, the children of all
+		// four children: eight lines) now, so that their misses overlap
+		// the choice between the children instead of following it.
+		if g := 4*first - 8; g+15 < n {
+			gs := h.items[g : g+16 : g+16]
+			touch += gs[0].tie ^ gs[2].tie ^ gs[4].tie ^ gs[6].tie ^ gs[8].tie ^ gs[10].tie ^ gs[12].tie ^ gs[14].tie
 		}
 		c := first
 		for j := first + 1; j < min(first+4, n); j++ {
@@ -146,6 +164,7 @@ func (h *minHeap) down4(i int, e heapEntry) bool {
 		i = c
 	}
 	h.set(i, e)
+	h.touch = touch
 	return i > start
 }
 

@@ -97,6 +97,7 @@ type KVAdaptive struct {
 	follows int                // the expert the real cache's victims come from when there is no shadow's to follow
 	res     map[BlockID]*Block // the real cache's residents, kept while rate is 1 and the shadows run
 	shadows []*shadowCache
+	copies  *shadowCopies // the shadows' copies of the blocks they saw
 	leader  int
 	cfg     KVAdaptiveConfig
 	env     Env
@@ -119,6 +120,7 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 		p.res = map[BlockID]*Block{}
 	}
 	p.cfg.Experts = make([]string, len(c.Experts))
+	p.copies = newShadowCopies(len(c.Experts))
 	for i, name := range c.Experts {
 		name = strings.TrimSpace(name)
 		p.cfg.Experts[i] = name
@@ -133,7 +135,7 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kv_adaptive expert %q: %w", name, err)
 		}
-		p.shadows = append(p.shadows, newShadowCache(sh))
+		p.shadows = append(p.shadows, newShadowCache(sh, p.rate == 1))
 		var r Policy
 		if i == 0 || p.rate == 1 {
 			if r, err = New(name, env); err != nil {
@@ -176,10 +178,14 @@ func (p *KVAdaptive) duel(b *Block, now Time) {
 	c := p.cap.get()
 	keep := 1 - 1/max(p.cfg.Window*float64(c), 1)
 	sampled := p.rate == 1 || sketchHash(b.ID)%p.rate == 0
-	for _, s := range p.shadows {
+	var cs []Block
+	if sampled {
+		cs = p.copies.sync(b)
+	}
+	for i, s := range p.shadows {
 		s.hits *= keep
 		if sampled {
-			s.access(b, now, max(c/int(p.rate), 1))
+			s.access(&cs[i], now, max(c/int(p.rate), 1))
 		}
 	}
 	lead := p.shadows[p.leader].hits
@@ -203,6 +209,13 @@ type reserver interface {
 	reserve(n int)
 }
 
+// drainer is implemented by experts that can hand their residents over in
+// their eviction order, forgetting them, at less than a Victim, Evict
+// and Forget each (see follow).
+type drainer interface {
+	drain(yield func(*Block)) bool
+}
+
 // follow makes expert i's real instance give the victims. When it does not
 // run, a new instance of it admits the residents in the order the current
 // one would evict them, and the current one forgets them (freeing their
@@ -221,6 +234,12 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	}
 	if r, ok := next.(reserver); ok {
 		r.reserve(p.real.Len())
+	}
+	if d, ok := p.real.(drainer); ok {
+		d.drain(func(v *Block) {
+			next.Access(v, now)
+			next.Admit(v, now)
+		})
 	}
 	for p.real.Len() > 0 {
 		v, ok := p.real.Victim(now)
@@ -254,17 +273,15 @@ func (p *KVAdaptive) Admit(b *Block, now Time) {
 	p.last = nil
 }
 
-// turnOff leaves the first expert alone on the real cache. The shadows
-// and the other experts forget the blocks they hold first, so that no
+// turnOff leaves the first expert alone on the real cache. The shadows'
+// policies only ever held their copies of the blocks, which go with them.
+// The other experts forget the blocks they hold first, so that no
 // block's slot keeps the state of a discarded policy (the first expert
 // would then find its own through a map, and the discarded policies would
 // stay in memory). The other experts' ghosts of blocks no longer resident
 // and not among the shadows' evictions are not reachable from here: their
 // slots are ignored (slot.go) until those blocks are forgotten.
 func (p *KVAdaptive) turnOff(now Time) {
-	for _, s := range p.shadows {
-		s.drop()
-	}
 	for _, r := range p.reals[1:] {
 		for _, b := range p.res {
 			if r != nil {
@@ -272,7 +289,7 @@ func (p *KVAdaptive) turnOff(now Time) {
 			}
 		}
 	}
-	p.off, p.shadows, p.leader, p.res = true, nil, 0, nil
+	p.off, p.shadows, p.copies, p.leader, p.res = true, nil, nil, 0, nil
 	p.follow(0, now)
 	p.reals = p.reals[:1]
 }
@@ -295,8 +312,11 @@ func (p *KVAdaptive) Forget(b *Block) {
 		}
 	}
 	delete(p.res, b.ID)
-	for _, s := range p.shadows {
-		s.forget(b)
+	if cs := p.shadowCopies(b); cs != nil {
+		for i, s := range p.shadows {
+			s.forget(&cs[i])
+		}
+		p.copies.drop(b.ID)
 	}
 	if p.last == b {
 		p.last = nil
@@ -310,9 +330,29 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 			u.Update(b, old, now)
 		}
 	}
-	for _, s := range p.shadows {
-		s.update(b, old, now)
+	if len(p.shadows) == 0 {
+		return
 	}
+	cs := p.shadowCopies(b)
+	if cs != nil {
+		p.copies.sync(b)
+	}
+	for i, s := range p.shadows {
+		var c *Block
+		if cs != nil {
+			c = &cs[i]
+		}
+		s.update(c, b, old, now)
+	}
+}
+
+// shadowCopies returns the shadows' copies of b, nil if the shadows never
+// saw it (with sampling, every block outside the sample).
+func (p *KVAdaptive) shadowCopies(b *Block) []Block {
+	if p.copies == nil || (p.rate > 1 && sketchHash(b.ID)%p.rate != 0) {
+		return nil
+	}
+	return p.copies.get(b.ID)
 }
 
 // Victim returns the leader shadow's most recent eviction that the real
@@ -320,8 +360,8 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 func (p *KVAdaptive) Victim(now Time) (*Block, bool) {
 	if p.res != nil {
 		resident := func(id BlockID) bool { _, ok := p.res[id]; return ok }
-		if b, ok := p.shadows[p.leader].victim(resident); ok {
-			return b, true
+		if id, ok := p.shadows[p.leader].victim(resident); ok {
+			return p.res[id], true
 		}
 	}
 	return p.real.Victim(now)

@@ -112,10 +112,13 @@ func TestKVAdaptiveForget(t *testing.T) {
 		}
 	}
 	for i, s := range p.shadows {
-		if len(s.held) != 0 || s.out.order.len() != 0 || s.pol.Len() != 0 {
-			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, len(s.held), s.out.order.len(),
+		if s.n != 0 || s.out.order.len() != 0 || s.pol.Len() != 0 {
+			t.Fatalf("shadow %d keeps %d blocks, %d evictions, policy Len %d", i, s.n, s.out.order.len(),
 				s.pol.Len())
 		}
+	}
+	if n := len(p.copies.m); n != 0 {
+		t.Fatalf("after forgetting every block: copies of %d blocks kept", n)
 	}
 }
 

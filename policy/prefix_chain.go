@@ -77,8 +77,8 @@ type PrefixChainConfig struct {
 // classes: O(1).
 type PrefixChain struct {
 	cfg     PrefixChainConfig
-	entries entryTable[pcEntry, *pcEntry] // residents and ghosts
-	classes [32]minHeap                   // chain blocks by sharing class; key = run start, tie = -Pos
+	entries pcEntries   // residents and ghosts
+	classes [32]minHeap // chain blocks by sharing class; key = run start, tie = -Pos
 	nchain  int
 	prob    list // probation, newest at the front
 	shared  list // ghosts of shared chain blocks, newest at the front
@@ -86,6 +86,7 @@ type PrefixChain struct {
 	share   float64
 	cap     blockCap
 	clock   int64
+	victim  *item // the item of the last chain block Victim returned (see Evict)
 
 	runSeq   uint64
 	runNext  int32 // Pos that continues the run
@@ -102,17 +103,28 @@ const (
 
 // pcEntry is a block's state in prefix_chain, found through the block's
 // slot (see entryTable): a heap item while in the chains, a list node while
-// in probation or a ghost FIFO.
+// in probation or a ghost FIFO. Its item's owner is the entry itself, so
+// that the entry of a chain block is found from its item without reading
+// the block (see Evict); the table holding it is owner.
 type pcEntry struct {
 	it    item
 	n     node
+	owner *pcEntries
 	state uint8
 }
 
+// pcEntries holds prefix_chain's entries.
+type pcEntries = entryTable[pcEntry, *pcEntry]
+
 func (e *pcEntry) slotBlock() *Block { return e.it.b }
-func (e *pcEntry) slotOwner() any    { return e.it.owner }
+func (e *pcEntry) slotOwner() any    { return e.owner }
 func (e *pcEntry) setSlot(b *Block, owner any) {
-	e.it.b, e.it.owner, e.n.b = b, owner, b
+	e.it.b, e.n.b = b, b
+	e.owner, _ = owner.(*pcEntries)
+	e.it.owner = nil
+	if e.owner != nil {
+		e.it.owner = e
+	}
 }
 
 // Share bounds.
@@ -232,10 +244,15 @@ func (p *PrefixChain) unlink(e *pcEntry) {
 	p.nchain--
 }
 
-// Evict removes b and remembers a chain block as a ghost.
+// Evict removes b and remembers a chain block as a ghost. The chain
+// block Victim just returned is usually the one evicted: its entry is
+// found from the item at hand from Victim, without reading b's slot (a
+// miss on a large cache).
 func (p *PrefixChain) Evict(b *Block, _ Time) {
-	e, ok := p.entries.get(b)
-	if !ok || e.state > pcProbation {
+	var e *pcEntry
+	if it := p.chained(p.victim, b); it != nil {
+		e = it.owner.(*pcEntry)
+	} else if e, _ = p.entries.get(b); e == nil || e.state > pcProbation {
 		return
 	}
 	p.unlink(e)
@@ -292,7 +309,20 @@ func (p *PrefixChain) Victim(Time) (*Block, bool) {
 	if best == nil {
 		return nil, false
 	}
+	p.victim = best
 	return best.b, true
+}
+
+// chained returns it if it is the item of b in the chains (b is a
+// resident chain block and it its entry's item), else nil.
+func (p *PrefixChain) chained(it *item, b *Block) *item {
+	if it == nil || it.b != b || it.rank < 0 || int(it.rank) >= len(p.classes) {
+		return nil
+	}
+	if h := &p.classes[it.rank]; it.index < h.root() || it.index >= len(h.items) || h.items[it.index].it != it {
+		return nil
+	}
+	return it
 }
 
 // Len returns the number of resident blocks.

@@ -1,6 +1,9 @@
 package policy
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 func init() {
 	Register(Info{
@@ -65,18 +68,29 @@ type ReuseLRU struct {
 // rlEntry is a tracked block's state: its heap item and class. reuse_req
 // also keeps the entry of a block no longer resident (gone) while it has
 // a ghost (the index of its slot in reqGhosts, 0 none); both fit in the
-// padding after class.
+// padding after class. Its item's owner is the entry itself, so that the
+// entry of a resident block is found from its item without reading the
+// block (see Evict); the table holding it is owner.
 type rlEntry struct {
 	it    item
+	owner *rlEntries
 	class uint8
 	gone  bool
 	ghost int32
 }
 
+// rlEntries holds reuse_lru's and reuse_req's entries.
+type rlEntries = entryTable[rlEntry, *rlEntry]
+
 func (e *rlEntry) slotBlock() *Block { return e.it.b }
-func (e *rlEntry) slotOwner() any    { return e.it.owner }
+func (e *rlEntry) slotOwner() any    { return e.owner }
 func (e *rlEntry) setSlot(b *Block, owner any) {
-	e.it.b, e.it.owner = b, owner
+	e.it.b = b
+	e.owner, _ = owner.(*rlEntries)
+	e.it.owner = nil
+	if e.owner != nil {
+		e.it.owner = e
+	}
 }
 
 // NewReuseLRU returns an empty policy whose counts halve every window
@@ -155,8 +169,9 @@ func (p *ReuseLRU) Forget(b *Block) { p.drop(b) }
 // access clock.
 type lifetimes struct {
 	h       minHeap
-	entries entryTable[rlEntry, *rlEntry]
-	idle    int // entries of blocks no longer resident (gone)
+	entries rlEntries
+	idle    int   // entries of blocks no longer resident (gone)
+	victim  *item // the item of the last block Victim returned (see Evict)
 	evAge   evictionAge
 	cap     blockCap
 	clock   int64
@@ -189,9 +204,15 @@ func (l *lifetimes) push(e *rlEntry) {
 
 // Evict removes b and counts its age in the mean eviction age. An entry
 // with a ghost stays, gone, until the ghost is read or dies.
+//
+// The victim Victim just returned is usually the one evicted: its entry
+// is found from the item at hand from Victim, without reading b's slot (a
+// miss on a large cache; reuse_lru's entry, freed, still clears it).
 func (l *lifetimes) Evict(b *Block, _ Time) {
-	e, ok := l.entries.get(b)
-	if !ok || e.gone {
+	var e *rlEntry
+	if it := l.resident(l.victim, b); it != nil {
+		e = it.owner.(*rlEntry)
+	} else if e, _ = l.entries.get(b); e == nil || e.gone {
 		return
 	}
 	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
@@ -207,13 +228,60 @@ func (l *lifetimes) Evict(b *Block, _ Time) {
 // Victim returns the block of the smallest key.
 func (l *lifetimes) Victim(Time) (*Block, bool) {
 	if it := l.h.min(); it != nil {
+		l.victim = it
 		return it.b, true
 	}
 	return nil, false
 }
 
+// resident returns it if it is the item of b in the heap (b is resident
+// and it is its entry's item), else nil.
+func (l *lifetimes) resident(it *item, b *Block) *item {
+	if it == nil || it.b != b || it.index < l.h.root() || it.index >= len(l.h.items) || l.h.items[it.index].it != it {
+		return nil
+	}
+	return it
+}
+
 // Len returns the number of resident blocks.
 func (l *lifetimes) Len() int { return l.entries.len() - l.idle }
+
+// drain calls yield with each resident block in the order Victim would
+// return them (each the victim once those before it are evicted), having
+// forgotten it, and leaves no resident: kv_adaptive moving the residents
+// to another expert, which discards this instance. When no two residents
+// tie (within kv_adaptive a block is admitted after its own access, so
+// their ties are the steps of distinct accesses), sorting the heap's
+// slots gives the order its removals would, in one pass instead of a
+// removal each; if two do tie, drain does nothing and reports false.
+// Entries kept only for a ghost keep their slots, as evicting and
+// forgetting the residents one by one leaves them.
+func (l *lifetimes) drain(yield func(*Block)) bool {
+	order := slices.Clone(l.h.items[min(l.h.root(), len(l.h.items)):])
+	slices.SortFunc(order, func(a, b heapEntry) int {
+		switch {
+		case a.less(&b):
+			return -1
+		case b.less(&a):
+			return 1
+		}
+		return 0
+	})
+	for i := 1; i < len(order); i++ {
+		if !order[i-1].less(&order[i]) {
+			return false // a tie: the heap's shape decides between them
+		}
+	}
+	l.h.items = l.h.items[:0]
+	for i := range order {
+		e := order[i].it.owner.(*rlEntry)
+		e.it.index = -1
+		b := e.it.b
+		l.entries.remove(e)
+		yield(b)
+	}
+	return true
+}
 
 // drop removes b's entry, if it has one (reuse_req frees its ghost
 // first).

@@ -147,3 +147,72 @@ func TestKVLearnedExperts(t *testing.T) {
 		t.Error("reuse_lru:window=0 accepted, want an error")
 	}
 }
+
+// drain hands the residents of reuse_lru and reuse_req over in the order
+// their victims come one by one (their steps differ: each block is
+// admitted after its access), forgets them and frees their slots; with
+// two residents that tie (admitted without accesses) it does nothing and
+// reports false.
+func TestLifetimesDrain(t *testing.T) {
+	for _, name := range []string{"reuse_lru", "reuse_req"} {
+		t.Run(name, func(t *testing.T) {
+			const n, capacity = 400, 64
+			feed := func(p Policy, blocks []Block) {
+				res := map[BlockID]bool{}
+				for i := range 3 * n {
+					b := &blocks[(i*7+i/5)%n]
+					p.Access(b, 0)
+					if res[b.ID] {
+						continue
+					}
+					if p.Len() >= capacity {
+						v, _ := p.Victim(0)
+						p.Evict(v, 0)
+						delete(res, v.ID)
+					}
+					p.Admit(b, 0)
+					res[b.ID] = true
+				}
+			}
+			mk := func() (Policy, []Block) {
+				blocks := benchBlocks(n, 16)
+				p := mustNew(t, name, Env{CapacityBlocks: capacity})
+				feed(p, blocks)
+				return p, blocks
+			}
+			p, _ := mk()
+			q, qb := mk()
+			var want []BlockID
+			for p.Len() > 0 {
+				v, _ := p.Victim(0)
+				p.Evict(v, 0)
+				p.Forget(v)
+				want = append(want, v.ID)
+			}
+			var got []BlockID
+			if !q.(drainer).drain(func(b *Block) { got = append(got, b.ID) }) {
+				t.Fatal("drain refused residents that do not tie")
+			}
+			if q.Len() != 0 || len(got) != len(want) || len(got) != capacity {
+				t.Fatalf("drained %d blocks, Len after %d; evicted one by one %d", len(got), q.Len(), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("drained block %d is %d, victim %d", i, got[i], want[i])
+				}
+			}
+			for _, id := range got {
+				if e, ok := qb[id].slot.(*rlEntry); ok && e.owner != nil {
+					t.Fatalf("block %d's slot still holds its entry", id)
+				}
+			}
+		})
+	}
+	p := NewReuseLRU(32, Env{CapacityBlocks: 8})
+	a, b := &Block{ID: 1, Meta: Meta{Size: 1}}, &Block{ID: 2, Meta: Meta{Size: 1}}
+	p.Admit(a, 0)
+	p.Admit(b, 0) // same step and class: a tie
+	if p.drain(func(*Block) { t.Fatal("drain handed over a block with a tie") }) || p.Len() != 2 {
+		t.Fatalf("drain with a tie: Len %d after", p.Len())
+	}
+}

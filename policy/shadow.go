@@ -3,40 +3,61 @@ package policy
 // shadowCache simulates a cache of a fixed number of blocks managed by one
 // policy, holding no data: it sees the real cache's accesses, admits every
 // missed block and evicts the policy's victims. It counts its hits with an
-// exponentially decaying counter and remembers the blocks it evicted,
-// newest first, at most capacity of them, so a real cache following it
-// can evict the same blocks.
+// exponentially decaying counter and, when the real cache follows its
+// evictions (follow), remembers the blocks it evicted, newest first, at
+// most capacity of them, so a real cache following it can evict the same
+// blocks.
+//
+// The shadow's policy sees the shadow's own copy of each block (see
+// shadowCopies), never the real *Block: the copy's slot is the shadow
+// policy's alone, so neither it nor the real cache's experts keep their
+// per-block state in a map, and whether the shadow holds a block is
+// written in the copy (see held).
 type shadowCache struct {
-	pol  Policy
-	held map[BlockID]*Block
-	out  idGhosts
-	hits float64
+	pol    Policy
+	follow bool // the real cache follows the evictions: keep out
+	n      int  // blocks held
+	out    idGhosts
+	hits   float64
 }
 
-func newShadowCache(p Policy) *shadowCache {
-	return &shadowCache{pol: p, held: map[BlockID]*Block{}, out: newIDGhosts()}
+func newShadowCache(p Policy, follow bool) *shadowCache {
+	s := &shadowCache{pol: p, follow: follow}
+	if follow {
+		s.out = newIDGhosts()
+	}
+	return s
 }
 
-// access replays one access at capacity blocks; it reports a hit.
-func (s *shadowCache) access(b *Block, now Time, capacity int) bool {
-	_, hit := s.held[b.ID]
-	s.pol.Access(b, now)
+// access replays one access of c, the shadow's copy of the block, at
+// capacity blocks; it reports a hit.
+func (s *shadowCache) access(c *Block, now Time, capacity int) bool {
+	hit := held(c)
+	s.pol.Access(c, now)
 	if hit {
 		s.hits++
 		return true
 	}
-	for len(s.held) >= capacity {
+	for s.n >= capacity {
 		v, ok := s.pol.Victim(now)
 		if !ok {
 			break
 		}
 		s.pol.Evict(v, now)
-		delete(s.held, v.ID)
-		s.evicted(v, capacity)
+		if held(v) {
+			setHeld(v, false)
+			s.n--
+		}
+		if s.follow {
+			s.evicted(v, capacity)
+		}
 	}
-	s.pol.Admit(b, now)
-	s.held[b.ID] = b
-	s.out.drop(b.ID)
+	s.pol.Admit(c, now)
+	setHeld(c, true)
+	s.n++
+	if s.follow {
+		s.out.drop(c.ID)
+	}
 	return false
 }
 
@@ -55,42 +76,98 @@ func (s *shadowCache) evicted(v *Block, capacity int) {
 	s.out.add(n, capacity)
 }
 
-// update forwards a metadata change to the shadow's policy.
-func (s *shadowCache) update(b *Block, old Meta, now Time) {
-	if u, ok := s.pol.(Updater); ok {
-		u.Update(b, old, now)
+// update forwards a metadata change to the shadow's policy: of the
+// shadow's copy c (its Meta already the new one), or of the real block b
+// if the shadows have no copy of it.
+func (s *shadowCache) update(c, b *Block, old Meta, now Time) {
+	u, ok := s.pol.(Updater)
+	if !ok {
+		return
+	}
+	if c != nil {
+		b = c
+	}
+	u.Update(b, old, now)
+}
+
+// forget drops the block of the shadow's copy c from the shadow.
+func (s *shadowCache) forget(c *Block) {
+	s.pol.Forget(c)
+	if held(c) {
+		setHeld(c, false)
+		s.n--
+	}
+	if s.follow {
+		s.out.drop(c.ID)
 	}
 }
 
-// forget drops b from the shadow.
-func (s *shadowCache) forget(b *Block) {
-	s.pol.Forget(b)
-	delete(s.held, b.ID)
-	s.out.drop(b.ID)
-}
-
-// drop forgets every block the shadow holds or remembers as evicted, so
-// that no block's slot keeps the state of a shadow being discarded.
-func (s *shadowCache) drop() {
-	for _, b := range s.held {
-		s.pol.Forget(b)
-	}
+// victim returns the ID of the block the shadow evicted most recently that
+// the real cache still holds (resident reports that) and the shadow does
+// not, dropping entries that no longer qualify; false when there is none.
+func (s *shadowCache) victim(resident func(BlockID) bool) (BlockID, bool) {
 	for n := s.out.order.front(); n != nil; n = s.out.order.front() {
-		s.pol.Forget(n.b)
-		s.out.drop(n.b.ID)
-	}
-	clear(s.held)
-}
-
-// victim returns the block the shadow evicted most recently that the real
-// cache still holds (resident reports that) and the shadow does not,
-// dropping entries that no longer qualify; false when there is none.
-func (s *shadowCache) victim(resident func(BlockID) bool) (*Block, bool) {
-	for n := s.out.order.front(); n != nil; n = s.out.order.front() {
-		if _, held := s.held[n.b.ID]; resident(n.b.ID) && !held {
-			return n.b, true
+		id := n.b.ID
+		if resident(id) && !held(n.b) {
+			return id, true
 		}
-		s.out.drop(n.b.ID)
+		s.out.drop(id)
 	}
-	return nil, false
+	return 0, false
 }
+
+// A shadow's copy of a block has the real block's ID and Meta (copied at
+// each access and update), and in Next whether the shadow holds it:
+// kv_adaptive's experts are online, and online policies never read Next
+// (the oracle's next access), so a shadow's policy does not see it, and a
+// shadow finds whether it holds its policy's victim without a lookup.
+const shadowHeld Time = 1
+
+// held reports whether the shadow holds its copy c.
+func held(c *Block) bool { return c.Next == shadowHeld }
+
+// setHeld records whether the shadow holds its copy c.
+func setHeld(c *Block, h bool) {
+	c.Next = 0
+	if h {
+		c.Next = shadowHeld
+	}
+}
+
+// shadowCopies holds the shadows' copies of the blocks they saw (with
+// sampling, the sampled ones), k per block (one per shadow), found by ID:
+// one map probe per event of a block the shadows see, where each shadow's
+// policy, its held set and its evictions each probed their own map when
+// the shadows shared the real blocks (whose slot the real cache's expert
+// holds). A copy is dropped when its block is forgotten and never reused
+// for another block, so a shadow policy holding on to a forgotten *Block
+// (reuse_req's current request) sees it keep its ID, as a Block the caller
+// does not reuse does. State: k copies per block the shadows saw and that
+// is not forgotten.
+type shadowCopies struct {
+	m map[BlockID][]Block
+	k int
+}
+
+func newShadowCopies(k int) *shadowCopies {
+	return &shadowCopies{m: map[BlockID][]Block{}, k: k}
+}
+
+// sync returns the copies of b, made on first sight, with b's ID and Meta.
+func (c *shadowCopies) sync(b *Block) []Block {
+	cs, ok := c.m[b.ID]
+	if !ok {
+		cs = make([]Block, c.k)
+		c.m[b.ID] = cs
+	}
+	for i := range cs {
+		cs[i].ID, cs[i].Meta = b.ID, b.Meta
+	}
+	return cs
+}
+
+// get returns the copies of the block with id, nil if there are none.
+func (c *shadowCopies) get(id BlockID) []Block { return c.m[id] }
+
+// drop forgets the copies of the block with id.
+func (c *shadowCopies) drop(id BlockID) { delete(c.m, id) }
