@@ -35,16 +35,24 @@ type radixScratch struct {
 	counts []int32
 }
 
-// grow makes s hold scratch for n keys.
+// grow makes s hold scratch for n keys: none for the comparison sort,
+// and counts for the widest digit of n keys.
 func (s *radixScratch) grow(n int) {
+	if n <= radixMin {
+		return
+	}
 	if cap(s.keys) < n {
 		s.keys = make([]rankKey, n)
 		s.digits = make([]uint16, n)
 	}
-	if s.counts == nil {
-		s.counts = make([]int32, 1<<radixMaxBits)
+	if w := 1 << radixWidth(n); len(s.counts) < w {
+		s.counts = make([]int32, w)
 	}
 }
+
+// radixWidth is the bits of the digit that partitions n keys: about as
+// many as n needs, up to radixMaxBits.
+func radixWidth(n int) int { return min(bits.Len(uint(n)), radixMaxBits) }
 
 // word returns word w (0, 1 or 2) of k's radix key: the words, compared
 // in order as unsigned integers, rank k as compareRank does (the higher
@@ -126,6 +134,10 @@ func digitOf(keys []rankKey, width int) (digit, int) {
 // them. s is scratch for len(keys) keys.
 func rankBest(keys []rankKey, s *radixScratch, k int) {
 	n := len(keys)
+	if n <= radixMin {
+		compareRankBest(keys, k) // s holds nothing
+		return
+	}
 	radixRank(keys, s.keys[:n], s.digits[:n], s.counts, k)
 }
 
@@ -137,7 +149,7 @@ func radixRank(keys, tmp []rankKey, digits []uint16, counts []int32, k int) {
 		compareRankBest(keys, k)
 		return
 	}
-	d, width := digitOf(keys, min(bits.Len(uint(len(keys))), radixMaxBits))
+	d, width := digitOf(keys, radixWidth(len(keys)))
 	if width == 0 {
 		return // all equal
 	}

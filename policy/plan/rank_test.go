@@ -136,3 +136,29 @@ func TestRankPriorities(t *testing.T) {
 		}
 	}
 }
+
+// TestRankScratchReuse: one ranking ranks sets of every size in turn (as
+// a planner does from plan to plan), its radix scratch grown or reused,
+// each in full rank order.
+func TestRankScratchReuse(t *testing.T) {
+	r := &ranking{}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{20_000, 300, 5_000, 40_000, 10, 70_000} {
+		r.reset()
+		for i := range n {
+			k := rankKey{heat: float64(rng.IntN(5)), id: uint64(rng.IntN(1 << 30)), i: uint32(i), class: uint16(rng.IntN(3))}
+			r.keys = append(r.keys, k)
+			r.found = append(r.found, cand{id: k.id})
+		}
+		r.ranked = slices.Grow(r.ranked, n)
+		want := slices.Clone(r.keys)
+		slices.SortStableFunc(want, compareRank)
+		r.rankTo(n)
+		if !equalRanks(r.keys, want) {
+			t.Fatalf("%d keys: not in rank order", n)
+		}
+		if n > radixMin && (len(r.scratch.keys) < n || len(r.scratch.counts) < 1<<radixWidth(n)) {
+			t.Fatalf("%d keys ranked with scratch for %d keys and %d counts", n, len(r.scratch.keys), len(r.scratch.counts))
+		}
+	}
+}
