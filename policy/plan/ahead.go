@@ -11,7 +11,7 @@ const (
 )
 
 // warmBatch is how many sampled entries candidates fetches ahead
-// (warmEntries): their lines and their blocks' fit the L1 cache.
+// (warmEntries): their lines fit the L1 cache.
 const warmBatch = 64
 
 // window fetches ahead what take reads of a policy's next victims: their
