@@ -149,8 +149,10 @@ func BenchmarkEpochDecision(b *testing.B) {
 				d.feedback(moves, succeeded(mp), now)
 				d.expireDemoted()
 				d.planner.Recycle(pl) // as runEpoch does
+				n := len(moves)
+				d.recycleMoves(moves, mp)
 				b.StartTimer()
-				return len(moves)
+				return n
 			}
 			// Warm up: the regions start all fast, as registered
 			// regions do, and the hot set moves several times.

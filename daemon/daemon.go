@@ -74,6 +74,8 @@ type Daemon struct {
 	samplers   []*samplerState
 	sampling   api.SamplingStatus // whether a sampler sees steady-state accesses
 	drainBuf   []bpf.Count        // drainLocked's buffer, kept across epochs
+	spareMoves []plannedMove      // buildMoves' buffers, handed back by recycleMoves
+	spareMplan numa.Plan
 	regions    map[uint64]*region
 	regionIDs  []uint64 // scratch of sortedRegionIDs
 	nextID     uint64

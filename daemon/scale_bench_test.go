@@ -157,6 +157,7 @@ func BenchmarkScaleEpochDecision(b *testing.B) {
 				d.feedback(moves, succeeded(mp), now)
 				d.expireDemoted()
 				d.planner.Recycle(pl) // as runEpoch does
+				d.recycleMoves(moves, mp)
 				b.StartTimer()
 				i++
 			}

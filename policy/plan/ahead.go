@@ -11,7 +11,7 @@ const (
 )
 
 // warmBatch is how many sampled entries candidates fetches ahead
-// (warmEntries): their lines and their blocks' fit the L1 cache.
+// (warmEntries): their lines fit the L1 cache.
 const warmBatch = 64
 
 // window fetches ahead what take reads of a policy's next victims: their
@@ -156,26 +156,17 @@ func (p *Planner) warmSlots(slots []uint32) {
 	p.warmed = sum
 }
 
-// warmEntries reads the entries of es, so that their cache misses
+// warmEntries reads the entries of ts, so that their cache misses
 // overlap (candidates then finds them cached). Like warm, it keeps what
 // it read in p.warmed.
-func (p *Planner) warmEntries(es []*entry) {
+func (p *Planner) warmEntries(ts []touch) {
 	var sum int64
-	for _, e := range es {
+	for _, t := range ts {
+		e := t.e
 		// An entry spans two lines: b is in the first, meta in the last.
 		if e.b == nil || e.pinned() {
 			sum++
 		}
-	}
-	p.warmed = sum
-}
-
-// warmBlocks reads the blocks of cs, as warmEntries the entries.
-func (p *Planner) warmBlocks(cs []cand) {
-	var sum int64
-	for i := range cs {
-		// ID and Priority are the first and last fields key reads.
-		sum += int64(cs[i].b.ID) + int64(cs[i].b.Meta.Priority)
 	}
 	p.warmed = sum
 }

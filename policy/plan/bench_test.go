@@ -52,27 +52,38 @@ func BenchmarkPlan100k(b *testing.B) {
 }
 
 // BenchmarkRankSort sorts 77,000 candidates' keys (what a 10M-block epoch
-// with 1% sampled ranks) with sortKeys and, to compare, with
-// slices.SortFunc and compareRank.
+// with 1% sampled ranks) with rankBest (the plans' radix ranking) and,
+// to compare, with sortKeys (the comparison sort it ends with) and with
+// slices.SortFunc and compareRank: keys of 40 heats and random 64-bit IDs
+// (heats), and keys as BenchmarkScaleEpoch ranks them, of two heats and
+// IDs below 10M (epoch).
 func BenchmarkRankSort(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	src := make([]rankKey, 77_000)
-	for i := range src {
-		src[i] = rankKey{heat: float64(rng.IntN(40)), id: rng.Uint64(), i: uint32(i), class: uint16(rng.IntN(3))}
-	}
-	keys := make([]rankKey, len(src))
-	for _, bc := range []struct {
-		name string
-		sort func([]rankKey)
-	}{
-		{"sortKeys", func(k []rankKey) { sortKeys(k, 2*bits.Len(uint(len(k)))) }},
-		{"slices.SortFunc", func(k []rankKey) { slices.SortFunc(k, compareRank) }},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for b.Loop() {
-				copy(keys, src)
-				bc.sort(keys)
+	for _, dist := range []string{"heats", "epoch"} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		src := make([]rankKey, 77_000)
+		for i := range src {
+			src[i] = rankKey{heat: float64(rng.IntN(40)), id: rng.Uint64(), i: uint32(i), class: uint16(rng.IntN(3))}
+			if dist == "epoch" {
+				src[i].heat, src[i].id = float64(2+2*rng.IntN(2)), uint64(rng.IntN(10<<20))
 			}
-		})
+		}
+		keys := make([]rankKey, len(src))
+		var scratch radixScratch
+		scratch.grow(len(src))
+		for _, bc := range []struct {
+			name string
+			sort func([]rankKey)
+		}{
+			{"rankBest", func(k []rankKey) { rankBest(k, &scratch, len(k)) }},
+			{"sortKeys", func(k []rankKey) { sortKeys(k, 2*bits.Len(uint(len(k)))) }},
+			{"slices.SortFunc", func(k []rankKey) { slices.SortFunc(k, compareRank) }},
+		} {
+			b.Run(dist+"/"+bc.name, func(b *testing.B) {
+				for b.Loop() {
+					copy(keys, src)
+					bc.sort(keys)
+				}
+			})
+		}
 	}
 }

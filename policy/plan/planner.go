@@ -59,12 +59,13 @@ const (
 // padding (72 bytes): its tenant is an index (Planner.tens), its bucket
 // policy is not stored but derived (see Planner.pol), epochs are 32-bit
 // like trackedAt, and a source's windows saturate at 255 (reuse needs
-// two). The flags that decide whether a sampled block is a promotion
-// candidate (pinned, class) are kept in meta, so that candidates reads
-// the block's Meta only for the candidates a plan ranks; the size is kept
-// in size, so that a plan demoting scattered victims never reads their
-// blocks (at 10M blocks, each is a cache and TLB miss). An untracked
-// entry has no block (b nil: touched may still hold it).
+// two). What decides whether a sampled block is a promotion candidate and
+// ranks it (pinned, class, priority: see metaOf and priority) is kept in
+// meta and bucket, so that a plan does not read the blocks of its
+// candidates; the size is kept in size, so that a plan demoting scattered
+// victims never reads their blocks either (at 10M blocks, each is a cache
+// and TLB miss). An untracked entry has no block (b nil: touched may
+// still hold it).
 type entry struct {
 	b         *policy.Block
 	ten       uint32 // its tenant: Planner.tens[ten]
@@ -81,19 +82,27 @@ type entry struct {
 	fast      bool // in the fast tier (as last reported)
 	admitted  bool // resident in pol
 	moved     bool
-	meta      uint8 // metaPinned | the class, from b.Meta (see metaOf)
+	meta      uint8 // metaPinned | metaHighPriority | the class, from b.Meta (see metaOf)
 }
 
-// metaPinned is the bit of entry.meta that says the block is pinned; the
-// bits below hold its class (capped at metaPinned-1, which, like any
-// class from 32 on, no class mask holds).
-const metaPinned = 1 << 7
+// Bits of entry.meta: metaPinned says that the block is pinned, and
+// metaHighPriority that its priority is above the highest its bucket
+// tells (prioLevels-1); the bits below hold its class (capped at
+// metaHighPriority-1, which, like any class from 32 on, no class mask
+// holds).
+const (
+	metaPinned       = 1 << 7
+	metaHighPriority = 1 << 6
+)
 
 // metaOf is an entry's meta for m.
 func metaOf(m *policy.Meta) uint8 {
-	v := min(uint8(m.Class), metaPinned-1)
+	v := min(uint8(m.Class), metaHighPriority-1)
 	if m.Pinned {
 		v |= metaPinned
+	}
+	if int(m.Priority) > prioLevels-1 {
+		v |= metaHighPriority
 	}
 	return v
 }
@@ -102,7 +111,16 @@ func metaOf(m *policy.Meta) uint8 {
 func (e *entry) pinned() bool { return e.meta&metaPinned != 0 }
 
 // class is the block's class (its Meta.Class, capped as in metaOf).
-func (e *entry) class() uint8 { return e.meta &^ metaPinned }
+func (e *entry) class() uint8 { return e.meta &^ (metaPinned | metaHighPriority) }
+
+// priority is the block's Meta.Priority: its bucket's, read from the
+// block only when it is higher than a bucket tells.
+func (e *entry) priority() policy.Priority {
+	if e.meta&metaHighPriority != 0 {
+		return e.b.Meta.Priority
+	}
+	return policy.Priority(int(e.bucket) / (classLevels * shareLevels))
+}
 
 // sizeOf is e's block size, read from the block only when entry.size
 // cannot hold it.
@@ -158,7 +176,7 @@ type Planner struct {
 	incoming   int64     // bytes of pending promotions
 	outgoing   int64     // bytes of pending demotions (still in used)
 	pinnedSlow map[policy.BlockID]*entry
-	touched    []*entry
+	touched    []touch          // the entries sampled this epoch
 	rank       ranking          // scratch of Plan: its candidates
 	ahead      []*policy.Block  // scratch of window: victims ahead
 	aheadIDs   []policy.BlockID // scratch of warm
@@ -170,6 +188,13 @@ type Planner struct {
 	moveCap    int64 // SetMoveCap; 0: none
 	fastLimit  int64 // SetFastLimit; 0: none
 	hold       Hold
+}
+
+// touch is an entry sampled this epoch, with its block's ID (which the
+// entry does not keep).
+type touch struct {
+	e  *entry
+	id policy.BlockID
 }
 
 // Hold stops the plans from moving blocks in one direction, for as long as

@@ -8,44 +8,48 @@ import (
 	"github.com/kvtier/kvtier/policy"
 )
 
-// cand is a promotion candidate, copied out of its entry as the
-// candidates are found and out of its block as it gets its key, so that
-// the plan reads them in rank order without visiting the entries again
-// (at 10M blocks, every visit is a cache miss).
+// cand is a promotion candidate, copied out of its entry (and its ID out
+// of the touched list) as the candidates are found, so that the plan
+// ranks them and reads them in rank order without visiting the entries
+// again or their blocks (at 10M blocks, every visit is a cache miss).
 type cand struct {
 	e       *entry
 	b       *policy.Block
 	ten     *tenant
-	size    int64 // set with its key (ranking.key)
+	id      policy.BlockID
+	size    int64
 	heat    float64
+	prio    policy.Priority
 	pinned  bool
 	promote bool // selected and committed: a promotion of this plan
 }
 
 // ranking is one plan's promotion candidates: found in the order they
-// were found, keys ranking them. Only as many keys are put in rank order
-// as the plan reads (rankTo): a plan whose budget runs out after k
-// candidates sorts about k of them, and one that promotes nothing sorts
-// none. The planner keeps its ranking from plan to plan, so that its
-// buffers are not allocated (and, at 10M blocks, page-faulted in) anew.
+// were found, keys ranking them, and ranked, the candidates put in rank
+// order, copied out of found (so that a plan reads them in order, not
+// scattered over found). Only as many keys are put in rank order as the
+// plan reads (rankTo): a plan whose budget runs out after k candidates
+// sorts about k of them, and one that promotes nothing sorts none. The
+// planner keeps its ranking from plan to plan, so that its buffers are
+// not allocated (and, at 10M blocks, page-faulted in) anew.
 type ranking struct {
-	found  []cand
-	keys   []rankKey
-	sorted int // keys[:sorted] are in rank order and rank before keys[sorted:]
+	found   []cand
+	keys    []rankKey
+	ranked  []cand       // the candidates of keys[:sorted], in order; never regrown while a plan runs
+	sorted  int          // keys[:sorted] are in rank order and rank before keys[sorted:]
+	scratch radixScratch // of rankTo
 }
 
 // len returns the number of candidates ranked (rankKeys).
 func (r *ranking) len() int { return len(r.keys) }
 
 // at returns the candidate of rank i, which rankTo(i+1) has put in order.
-func (r *ranking) at(i int) *cand { return &r.found[r.keys[i].i] }
+func (r *ranking) at(i int) *cand { return &r.ranked[i] }
 
-// key returns the key of found candidate i, whose block it reads: its
-// size goes into the candidate.
+// key returns the key of found candidate i.
 func (r *ranking) key(i int) rankKey {
 	c := &r.found[i]
-	c.size = c.b.Meta.Size
-	k := rankKey{heat: c.heat, id: c.b.ID, i: uint32(i), class: uint16(c.b.Meta.Priority)}
+	k := rankKey{heat: c.heat, id: c.id, i: uint32(i), class: uint16(c.prio)}
 	if c.pinned {
 		k.class |= 1 << 8
 	}
@@ -55,7 +59,8 @@ func (r *ranking) key(i int) rankKey {
 // reset empties r, dropping its references to entries and blocks.
 func (r *ranking) reset() {
 	clear(r.found)
-	r.found, r.keys, r.sorted = r.found[:0], r.keys[:0], 0
+	clear(r.ranked)
+	r.found, r.keys, r.ranked, r.sorted = r.found[:0], r.keys[:0], r.ranked[:0], 0
 }
 
 // rankTo puts at least the n best candidates (all of them if fewer) in
@@ -67,47 +72,44 @@ func (r *ranking) rankTo(n int) {
 	}
 	rest := r.keys[r.sorted:]
 	k := min(n-r.sorted, len(rest))
-	if k < len(rest) {
-		selectBest(rest, k)
+	r.scratch.grow(len(rest))
+	rankBest(rest, &r.scratch, k)
+	for _, key := range rest[:k] {
+		r.ranked = append(r.ranked, r.found[key.i])
 	}
-	sortKeys(rest[:k], 2*bits.Len(uint(k)))
 	r.sorted += k
 }
 
 // candidates finds the promotion candidates of this epoch (p.rank, not
 // ranked yet) by their entries alone, copying out what the plan reads of
-// them: their blocks are read only if the plan ranks them (rankKeys),
-// which a plan whose budget the shedding spends does not.
+// them.
 func (p *Planner) candidates(now policy.Time) *ranking {
 	r := &p.rank
 	r.reset()
 	r.found = slices.Grow(r.found, len(p.pinnedSlow)+len(p.touched))
-	for _, e := range p.pinnedSlow {
+	for id, e := range p.pinnedSlow {
 		if e.pending == pendNone && !e.fast {
-			r.found = append(r.found, p.candOf(e))
+			r.found = append(r.found, p.candOf(e, id))
 		}
 	}
 	for from := 0; from < len(p.touched); from += warmBatch {
 		batch := p.touched[from:min(from+warmBatch, len(p.touched))]
 		p.warmEntries(batch)
-		for _, e := range batch {
-			if p.candidate(e, now) {
-				r.found = append(r.found, p.candOf(e))
+		for _, t := range batch {
+			if p.candidate(t.e, now) {
+				r.found = append(r.found, p.candOf(t.e, t.id))
 			}
 		}
 	}
 	return r
 }
 
-// rankKeys gives every candidate found its key, which reads its block.
+// rankKeys gives every candidate found its key.
 func (p *Planner) rankKeys(r *ranking) {
 	r.keys = slices.Grow(r.keys[:0], len(r.found))
-	for from := 0; from < len(r.found); from += warmBatch {
-		to := min(from+warmBatch, len(r.found))
-		p.warmBlocks(r.found[from:to])
-		for i := from; i < to; i++ {
-			r.keys = append(r.keys, r.key(i))
-		}
+	r.ranked = slices.Grow(r.ranked[:0], len(r.found)) // at keeps pointers to it
+	for i := range r.found {
+		r.keys = append(r.keys, r.key(i))
 	}
 }
 
@@ -130,9 +132,10 @@ func (p *Planner) candidate(e *entry, now policy.Time) bool {
 	return e.heat >= p.cfg.promoteMin()
 }
 
-// candOf copies e out as a candidate; its size comes with its key.
-func (p *Planner) candOf(e *entry) cand {
-	return cand{e: e, b: e.b, ten: p.tenOf(e), heat: e.heat, pinned: e.pinned()}
+// candOf copies e, the entry of block id, out as a candidate.
+func (p *Planner) candOf(e *entry, id policy.BlockID) cand {
+	return cand{e: e, b: e.b, ten: p.tenOf(e), id: id, size: e.sizeOf(), heat: e.heat,
+		prio: e.priority(), pinned: e.pinned()}
 }
 
 // rankKey is what ranks candidate i, small for the sort.

@@ -12,13 +12,20 @@ import (
 // A fast unpinned block is admitted to the policy; a slow pinned block is
 // promoted by the next Plan.
 func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
+	_, _, err := p.track(b, p.tenant(b.Meta.Tenant), fast, true, now)
+	return err
+}
+
+// track is Track, given b's tenant t, returning b's entry and its slot.
+// A fast unpinned block is admitted to its policy only if admit is set
+// (demotePooled evicts it at once).
+func (p *Planner) track(b *policy.Block, t *tenant, fast, admit bool, now policy.Time) (*entry, uint32, error) {
 	if _, ok := p.ids.get(b.ID); ok {
-		return fmt.Errorf("tracking block %d: %w", b.ID, ErrTracked)
+		return nil, 0, fmt.Errorf("tracking block %d: %w", b.ID, ErrTracked)
 	}
 	// A reused ID is a new block: a late Done for the old one's abandoned
 	// move is no longer recognised.
 	delete(p.abandoned, b.ID)
-	t := p.tenant(b.Meta.Tenant)
 	slot := p.ents.alloc()
 	e := p.ents.at(slot) // zero
 	e.b, e.ten, e.bucket, e.fast, e.meta = b, t.ix, bucketOf(&b.Meta), fast, metaOf(&b.Meta)
@@ -31,13 +38,13 @@ func (p *Planner) Track(b *policy.Block, fast bool, now policy.Time) error {
 	t.blocks++
 	if fast {
 		p.addFast(e)
-		if !b.Meta.Pinned {
+		if !b.Meta.Pinned && admit {
 			p.admit(e, slot, now)
 		}
 	} else if b.Meta.Pinned {
 		p.pinnedSlow[b.ID] = e
 	}
-	return nil
+	return e, slot, nil
 }
 
 func (p *Planner) addFast(e *entry) {
@@ -179,7 +186,7 @@ func (p *Planner) Observe(id policy.BlockID, o Observation, now policy.Time) err
 	e.last = now
 	cur := uint32(p.epoch + 1)
 	if e.lastSeen() != cur { // first observation this epoch
-		p.touched = append(p.touched, e)
+		p.touched = append(p.touched, touch{e, id})
 	}
 	e.see(o.Source, cur, max(o.Windows, 1))
 	if e.b.Meta.Pinned {
