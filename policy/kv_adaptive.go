@@ -84,8 +84,9 @@ type KVAdaptiveConfig struct {
 // freed, and the first expert (moved in as above if it did not lead)
 // decides alone from then on.
 //
-// State: per expert its policy's state on its shadow, a set of the
-// shadow's blocks and a ghost list of its capacity in IDs; on the real
+// State: per expert its policy's state on its shadow (kept with the
+// shadow's copies of the blocks, see shadowCopies) and a ghost list of
+// its capacity in IDs; on the real
 // cache every expert's state and a set of the residents without sampling,
 // the leader's with it. Without sampling an event costs the experts' costs
 // twice over; with it the leader's cost plus the experts' on the sampled
@@ -120,7 +121,7 @@ func NewKVAdaptive(c KVAdaptiveConfig, env Env) (*KVAdaptive, error) {
 		p.res = map[BlockID]*Block{}
 	}
 	p.cfg.Experts = make([]string, len(c.Experts))
-	p.copies = newShadowCopies(len(c.Experts))
+	p.copies = newShadowCopies(len(c.Experts), shadowQuiet)
 	for i, name := range c.Experts {
 		name = strings.TrimSpace(name)
 		p.cfg.Experts[i] = name
@@ -181,6 +182,7 @@ func (p *KVAdaptive) duel(b *Block, now Time) {
 	var cs []Block
 	if sampled {
 		cs = p.copies.sync(b)
+		p.copies.reap(p.shadows)
 	}
 	for i, s := range p.shadows {
 		s.hits *= keep
@@ -211,7 +213,8 @@ type reserver interface {
 
 // drainer is implemented by experts that can hand their residents over in
 // their eviction order, forgetting them, at less than a Victim, Evict
-// and Forget each (see follow).
+// and Forget each (see follow). A drained instance is left for the
+// caller to discard: its other state (ghosts) is not freed.
 type drainer interface {
 	drain(yield func(*Block)) bool
 }
@@ -335,7 +338,7 @@ func (p *KVAdaptive) Update(b *Block, old Meta, now Time) {
 	}
 	cs := p.shadowCopies(b)
 	if cs != nil {
-		p.copies.sync(b)
+		refresh(cs, b)
 	}
 	for i, s := range p.shadows {
 		var c *Block

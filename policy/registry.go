@@ -35,7 +35,7 @@ type Info struct {
 	Name    string
 	Doc     string
 	Params  []Param
-	Offline bool // needs Block.Next (the future); simulator only
+	Offline bool // needs Block.Next (the future); simulator only. Only offline policies may read Next (kv_adaptive's shadows keep a flag there)
 	// Wrapper policies take inner=NAME and pass the parameters they do
 	// not declare to the inner policy.
 	Wrapper bool

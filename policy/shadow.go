@@ -21,6 +21,8 @@ type shadowCache struct {
 	hits   float64
 }
 
+// newShadowCache returns a shadow of p; follow says that the real cache
+// follows its evictions, which it then keeps (see victim).
 func newShadowCache(p Policy, follow bool) *shadowCache {
 	s := &shadowCache{pol: p, follow: follow}
 	if follow {
@@ -133,41 +135,3 @@ func setHeld(c *Block, h bool) {
 		c.Next = shadowHeld
 	}
 }
-
-// shadowCopies holds the shadows' copies of the blocks they saw (with
-// sampling, the sampled ones), k per block (one per shadow), found by ID:
-// one map probe per event of a block the shadows see, where each shadow's
-// policy, its held set and its evictions each probed their own map when
-// the shadows shared the real blocks (whose slot the real cache's expert
-// holds). A copy is dropped when its block is forgotten and never reused
-// for another block, so a shadow policy holding on to a forgotten *Block
-// (reuse_req's current request) sees it keep its ID, as a Block the caller
-// does not reuse does. State: k copies per block the shadows saw and that
-// is not forgotten.
-type shadowCopies struct {
-	m map[BlockID][]Block
-	k int
-}
-
-func newShadowCopies(k int) *shadowCopies {
-	return &shadowCopies{m: map[BlockID][]Block{}, k: k}
-}
-
-// sync returns the copies of b, made on first sight, with b's ID and Meta.
-func (c *shadowCopies) sync(b *Block) []Block {
-	cs, ok := c.m[b.ID]
-	if !ok {
-		cs = make([]Block, c.k)
-		c.m[b.ID] = cs
-	}
-	for i := range cs {
-		cs[i].ID, cs[i].Meta = b.ID, b.Meta
-	}
-	return cs
-}
-
-// get returns the copies of the block with id, nil if there are none.
-func (c *shadowCopies) get(id BlockID) []Block { return c.m[id] }
-
-// drop forgets the copies of the block with id.
-func (c *shadowCopies) drop(id BlockID) { delete(c.m, id) }

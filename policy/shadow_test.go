@@ -7,7 +7,7 @@ import "testing"
 // whether it holds the copy) and forgets them on drop, never reusing
 // them.
 func TestShadowCopies(t *testing.T) {
-	c := newShadowCopies(3)
+	c := newShadowCopies(3, 0)
 	b := &Block{ID: 7, Meta: Meta{Seq: 1, Pos: 2}, Next: 9}
 	cs := c.sync(b)
 	if len(cs) != 3 || cs[2].ID != 7 || cs[2].Meta.Pos != 2 || held(&cs[0]) || held(&cs[1]) {

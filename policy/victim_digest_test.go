@@ -25,6 +25,13 @@ func digestRun(t *testing.T, spec string, capacity int, ops []traceOp) uint64 {
 	if err != nil {
 		t.Fatalf("new %s: %v", spec, err)
 	}
+	return digestPolicy(t, p, capacity, ops)
+}
+
+// digestPolicy is digestRun with the policy p made by the caller.
+func digestPolicy(t *testing.T, p Policy, capacity int, ops []traceOp) uint64 {
+	t.Helper()
+	var err error
 	s := NewSet(p, int64(capacity))
 	h := fnv.New64a()
 	blocks := map[BlockID]*Block{}
