@@ -106,3 +106,24 @@ func TestStaleNodeMovedToLent(t *testing.T) {
 		t.Fatalf("forgotten block 1 read as tracked: node of block %d", n.b.ID)
 	}
 }
+
+// A ghost of hit_density in its block's own slot, moved to the slot
+// Streaming lends when the block is admitted without an access first
+// (protected), must be taken out of the lent slot when its return drops it.
+func TestStreamingGhostInLentSlot(t *testing.T) {
+	p := mustNew(t, "streaming:inner=hit_density", Env{CapacityBlocks: 8}).(*Streaming)
+	b := &Block{ID: 7}
+	p.Access(b, 1)
+	p.Admit(b, 1)
+	p.Evict(b, 2) // hit_density keeps a ghost (horizon 1) in b's own slot
+	b.Meta = Meta{Seq: 1, Pos: 0, SeqLen: 4}
+	p.Admit(b, 3)  // pinned: Streaming lends the slot holding the ghost
+	p.Access(b, 4) // the ghost returns
+	if _, ok := p.in.get(b); !ok {
+		t.Fatalf("Streaming lost its entry of a resident block: slot %T", b.slot)
+	}
+	p.Evict(b, 5)
+	if p.Len() != 0 || b.slot != nil {
+		t.Fatalf("after evicting the one block: %d resident, slot %T", p.Len(), b.slot)
+	}
+}
