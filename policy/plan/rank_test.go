@@ -162,3 +162,28 @@ func TestRankScratchReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestMetaOf: an entry's meta byte keeps pinned, high priority and the
+// class apart, a class past the cap reading as the cap (no class mask
+// holds it), never as pinned or high priority.
+func TestMetaOf(t *testing.T) {
+	for _, tc := range []struct {
+		meta         policy.Meta
+		pinned, high bool
+		class        uint8
+	}{
+		{meta: policy.Meta{Class: 2}, class: 2},
+		{meta: policy.Meta{Class: 3, Pinned: true}, pinned: true, class: 3},
+		{meta: policy.Meta{Class: 1, Priority: policy.PriorityHigh + 1}, high: true, class: 1},
+		{meta: policy.Meta{Class: 63}, class: 63},
+		{meta: policy.Meta{Class: 64}, class: metaHighPriority - 1},
+		{meta: policy.Meta{Class: 200, Priority: policy.PriorityHigh}, class: metaHighPriority - 1},
+		{meta: policy.Meta{Class: 255, Pinned: true, Priority: 255}, pinned: true, high: true, class: metaHighPriority - 1},
+	} {
+		e := entry{meta: metaOf(&tc.meta)}
+		if e.pinned() != tc.pinned || (e.meta&metaHighPriority != 0) != tc.high || e.class() != tc.class {
+			t.Errorf("%+v: pinned %v, high %v, class %d; want %v, %v, %d", tc.meta, e.pinned(),
+				e.meta&metaHighPriority != 0, e.class(), tc.pinned, tc.high, tc.class)
+		}
+	}
+}
