@@ -185,3 +185,16 @@ func (h *keyHeap) len() int { return max(len(h.items)-h.root(), 0) }
 func (h *keyHeap) holds(it *item) bool {
 	return it.index >= h.root() && it.index < len(h.items) && h.items[it.index].it == it
 }
+
+// tieKey returns a keyHeap key for the order (k, tie), k integer-valued
+// with |k| < 2^51 and span a power of two: k plus a fraction of at most
+// 1/4 growing with tie, clamped to ±span. Rounding is monotone and k + 1/4
+// exact, so the key never decreases along (k, tie) and equal keys have
+// equal k: comparing keys, then ties where keys are equal, orders items
+// exactly as comparing (k, tie) does, and the heap reads an item's tie
+// only where the fraction did not tell two apart (ties past the clamp, or
+// a k too large to leave the fraction its bits).
+func tieKey(k float64, tie, span int64) float64 {
+	t := min(max(tie, -span), span) + span
+	return k + float64(t)/float64(8*span)
+}

@@ -83,3 +83,43 @@ func TestKeyHeapMatchesMinHeap(t *testing.T) {
 		})
 	}
 }
+
+// TestTieKeyOrder checks that comparing tieKey's keys and then the ties
+// orders items as comparing (k, tie) does, for pcKey's and lfuKey's spans,
+// with k and ties near the bounds where ties are clamped or lose their
+// resolution.
+func TestTieKeyOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range []struct {
+		name    string
+		key     func(k, tie int64) float64
+		k, span int64 // k in k ± span
+		tieSpan int64 // ties in ± tieSpan
+	}{
+		{"pc-small", pcKey, 1000, 1000, 64},
+		{"pc-near-2^26", pcKey, 1 << 26, 4, pcTieSpan},
+		{"pc-large-starts", pcKey, 1 << 40, 3, 1 << 31},
+		{"pc-clamped-ties", pcKey, 5000, 2, 1 << 31},
+		{"pc-neighbours", pcKey, 1 << 20, 1, 2},
+		{"lfu-counts", func(k, tie int64) float64 { return lfuKey(float64(k), tie) }, 3, 3, 1 << 30},
+		{"lfu-near-2^10", func(k, tie int64) float64 { return lfuKey(float64(k), tie) }, 1 << 10, 2, lfuTieSpan},
+		{"lfu-clamped", func(k, tie int64) float64 { return lfuKey(float64(k), tie) }, 7, 1, 1 << 50},
+		{"lfu-huge-counts", func(k, tie int64) float64 { return lfuKey(float64(k), tie) }, 1 << 50, 2, 1 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			draw := func() (int64, int64) {
+				return tc.k - tc.span + r.Int64N(2*tc.span+1), -tc.tieSpan + r.Int64N(2*tc.tieSpan+1)
+			}
+			for range 20000 {
+				k1, t1 := draw()
+				k2, t2 := draw()
+				want := k1 < k2 || (k1 == k2 && t1 < t2)
+				x1, x2 := tc.key(k1, t1), tc.key(k2, t2)
+				got := x1 < x2 || (x1 == x2 && t1 < t2)
+				if got != want {
+					t.Fatalf("(%d, %d) < (%d, %d): keys %v, %v give %v, want %v", k1, t1, k2, t2, x1, x2, got, want)
+				}
+			}
+		})
+	}
+}

@@ -157,18 +157,11 @@ func sharingClass(m *Meta) int32 {
 // pcTieSpan bounds the ties pcKey tells apart: -Pos within ±2^24.
 const pcTieSpan = 1 << 24
 
-// pcKey returns a chain item's heap key: its run start plus a fraction of
-// at most 1/2 that grows with its tie (-Pos, clamped to ±pcTieSpan), so
-// that a class heap's slots order most items of one run without reading
-// their ties. Rounding is monotone and start + 1/2 exact (|start| < 2^52),
-// so the key never decreases along (start, tie) and equal keys have equal
-// starts: comparing keys, then ties where keys are equal, orders items
-// exactly as comparing (start, tie) does. Ties are told apart exactly
-// while the start is below 2^26; past it, equal keys just read more ties.
-func pcKey(start, tie int64) float64 {
-	t := min(max(tie, -pcTieSpan), pcTieSpan) + pcTieSpan
-	return float64(start) + float64(t)/(8*pcTieSpan)
-}
+// pcKey returns a chain item's heap key: its run start plus a fraction
+// growing with its tie (-Pos), so that a class heap's slots order most
+// items of one run without reading their ties (see tieKey). Ties are told
+// apart exactly while the start is below 2^26.
+func pcKey(start, tie int64) float64 { return tieKey(float64(start), tie, pcTieSpan) }
 
 // Access advances the step and the current run. A resident block moves to
 // the current run and its sharing class (a probation block joins the
