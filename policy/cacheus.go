@@ -59,7 +59,7 @@ const (
 type Cacheus struct {
 	entries xentries
 	sr, r   list
-	lfu     minHeap
+	lfu     keyHeap // key = lfuKey(freq, tie)
 	cap     blockCap
 	learn   regretLearner
 	srFrac  float64 // SR target as a share of c
@@ -124,7 +124,8 @@ func (p *Cacheus) Access(b *Block, _ Time) {
 }
 
 func (p *Cacheus) hit(e *xentry) {
-	e.it.key, e.it.tie = e.it.freq, -p.learn.clock
+	e.it.tie = -p.learn.clock
+	e.it.key = lfuKey(e.it.freq, e.it.tie)
 	p.lfu.fix(&e.it)
 	if e.n.queue == segR {
 		p.r.moveToFront(&e.n)
@@ -201,7 +202,8 @@ func (p *Cacheus) Admit(b *Block, _ Time) {
 	}
 	e.n = node{b: b, queue: q}
 	e.demoted = false
-	e.it.b, e.it.key, e.it.tie = b, e.it.freq, -p.learn.clock
+	e.it.b, e.it.tie = b, -p.learn.clock
+	e.it.key = lfuKey(e.it.freq, e.it.tie)
 	p.seg(q).pushFront(&e.n)
 	p.lfu.push(&e.it)
 	p.cap.observe(p.Len())

@@ -39,7 +39,7 @@ func init() {
 type LeCaR struct {
 	entries xentries
 	lru     list
-	lfu     minHeap
+	lfu     keyHeap // key = lfuKey(freq, tie)
 	cap     blockCap
 	learn   regretLearner
 }
@@ -68,7 +68,8 @@ func (p *LeCaR) Access(b *Block, _ Time) {
 		return
 	}
 	p.lru.moveToFront(&e.n)
-	e.it.key, e.it.tie = e.it.freq, p.learn.clock
+	e.it.tie = p.learn.clock
+	e.it.key = lfuKey(e.it.freq, e.it.tie)
 	p.lfu.fix(&e.it)
 }
 
@@ -87,7 +88,8 @@ func (p *LeCaR) Admit(b *Block, _ Time) {
 		return
 	}
 	e.n = node{b: b}
-	e.it.b, e.it.key, e.it.tie = b, e.it.freq, p.learn.clock
+	e.it.b, e.it.tie = b, p.learn.clock
+	e.it.key = lfuKey(e.it.freq, e.it.tie)
 	p.lru.pushFront(&e.n)
 	p.lfu.push(&e.it)
 	p.cap.observe(p.lru.len())
@@ -139,3 +141,13 @@ func (p *LeCaR) Victim(Time) (*Block, bool) {
 
 // Len returns the number of resident blocks.
 func (p *LeCaR) Len() int { return p.lru.len() }
+
+// lfuTieSpan bounds the ties lfuKey tells apart: steps within ±2^40.
+const lfuTieSpan = 1 << 40
+
+// lfuKey returns the LFU heap key of lecar and cacheus: the frequency (an
+// integer count) plus a fraction growing with the tie (see tieKey), so
+// that the heap's slots order blocks of one frequency without reading
+// their ties. Ties are told apart exactly while the frequency is below
+// 2^10.
+func lfuKey(freq float64, tie int64) float64 { return tieKey(freq, tie, lfuTieSpan) }

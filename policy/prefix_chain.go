@@ -78,7 +78,7 @@ type PrefixChainConfig struct {
 type PrefixChain struct {
 	cfg     PrefixChainConfig
 	entries pcEntries   // residents and ghosts
-	classes [32]minHeap // chain blocks by sharing class; key = run start, tie = -Pos
+	classes [32]keyHeap // chain blocks by sharing class, ordered by (run start, -Pos): key = pcKey, tie = -Pos
 	nchain  int
 	prob    list // probation, newest at the front
 	shared  list // ghosts of shared chain blocks, newest at the front
@@ -154,6 +154,15 @@ func sharingClass(m *Meta) int32 {
 	return int32(bits.Len32(uint32(m.RefCount)) - 1)
 }
 
+// pcTieSpan bounds the ties pcKey tells apart: -Pos within ±2^24.
+const pcTieSpan = 1 << 24
+
+// pcKey returns a chain item's heap key: its run start plus a fraction
+// growing with its tie (-Pos), so that a class heap's slots order most
+// items of one run without reading their ties (see tieKey). Ties are told
+// apart exactly while the start is below 2^26.
+func pcKey(start, tie int64) float64 { return tieKey(float64(start), tie, pcTieSpan) }
+
 // Access advances the step and the current run. A resident block moves to
 // the current run and its sharing class (a probation block joins the
 // chains); a returning ghost adapts share.
@@ -175,7 +184,8 @@ func (p *PrefixChain) Access(b *Block, _ Time) {
 	case pcChain:
 		it := &e.it
 		p.classes[it.rank].remove(it)
-		it.last, it.key, it.rank, it.tie = p.runStart, float64(p.runStart), sharingClass(m), -int64(m.Pos)
+		it.last, it.rank, it.tie = p.runStart, sharingClass(m), -int64(m.Pos)
+		it.key = pcKey(it.last, it.tie)
 		p.classes[it.rank].push(it)
 	case pcSharedGhost:
 		p.share = min(p.share*(1+p.cfg.Adapt), maxShare)
@@ -190,7 +200,8 @@ func (p *PrefixChain) Access(b *Block, _ Time) {
 func (p *PrefixChain) addChain(e *pcEntry) {
 	m := &e.it.b.Meta
 	e.state = pcChain
-	e.it.last, e.it.key, e.it.rank, e.it.tie = p.runStart, float64(p.runStart), sharingClass(m), -int64(m.Pos)
+	e.it.last, e.it.rank, e.it.tie = p.runStart, sharingClass(m), -int64(m.Pos)
+	e.it.key = pcKey(e.it.last, e.it.tie)
 	p.classes[e.it.rank].push(&e.it)
 	p.nchain++
 }
@@ -230,6 +241,7 @@ func (p *PrefixChain) Update(b *Block, _ Meta, _ Time) {
 		it := &e.it
 		p.classes[it.rank].remove(it)
 		it.rank, it.tie = sharingClass(&b.Meta), -int64(b.Meta.Pos)
+		it.key = pcKey(it.last, it.tie)
 		p.classes[it.rank].push(it)
 	}
 }
@@ -301,7 +313,7 @@ func (p *PrefixChain) Victim(Time) (*Block, bool) {
 		if it == nil {
 			continue
 		}
-		key := it.key + bonus*float64(c)
+		key := float64(it.last) + bonus*float64(c)
 		if best == nil || key < bestKey || (key == bestKey && it.tie < best.tie) {
 			best, bestKey = it, key
 		}
@@ -319,7 +331,7 @@ func (p *PrefixChain) chained(it *item, b *Block) *item {
 	if it == nil || it.b != b || it.rank < 0 || int(it.rank) >= len(p.classes) {
 		return nil
 	}
-	if h := &p.classes[it.rank]; it.index < h.root() || it.index >= len(h.items) || h.items[it.index].it != it {
+	if !p.classes[it.rank].holds(it) {
 		return nil
 	}
 	return it

@@ -146,7 +146,7 @@ func (p *lifetimes) reserve(n int) {
 		return
 	}
 	p.h.quad = true
-	p.h.items = make([]heapEntry, p.h.root(), p.h.root()+n)
+	p.h.items = make([]keyEntry, p.h.root(), p.h.root()+n)
 	p.entries.reserve(n)
 }
 
@@ -168,7 +168,7 @@ func (p *ReuseLRU) Forget(b *Block) { p.drop(b) }
 // a ghost, idle of them), the mean eviction age, the capacity and the
 // access clock.
 type lifetimes struct {
-	h       minHeap
+	h       keyHeap
 	entries rlEntries
 	idle    int   // entries of blocks no longer resident (gone)
 	victim  *item // the item of the last block Victim returned (see Evict)
@@ -237,7 +237,7 @@ func (l *lifetimes) Victim(Time) (*Block, bool) {
 // resident returns it if it is the item of b in the heap (b is resident
 // and it is its entry's item), else nil.
 func (l *lifetimes) resident(it *item, b *Block) *item {
-	if it == nil || it.b != b || it.index < l.h.root() || it.index >= len(l.h.items) || l.h.items[it.index].it != it {
+	if it == nil || it.b != b || !l.h.holds(it) {
 		return nil
 	}
 	return it
@@ -258,7 +258,7 @@ func (l *lifetimes) Len() int { return l.entries.len() - l.idle }
 // forgetting the residents one by one leaves them.
 func (l *lifetimes) drain(yield func(*Block)) bool {
 	order := slices.Clone(l.h.items[min(l.h.root(), len(l.h.items)):])
-	slices.SortFunc(order, func(a, b heapEntry) int {
+	slices.SortFunc(order, func(a, b keyEntry) int {
 		switch {
 		case a.less(&b):
 			return -1

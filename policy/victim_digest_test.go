@@ -92,6 +92,13 @@ func TestVictimDigests(t *testing.T) {
 		{"streaming:inner=hit_density", 0xfd911dc424fa1400, 0xa674144dd7cba035},
 		{"kv_adaptive", 0x59205e9e4a9e5628, 0x94e36909d5574a62},
 		{"kv_adaptive:experts=hit_density+lru", 0xd46523df6754e2ab, 0xacb7cb7e93910480},
+		// The policies on keyHeap: their heaps' keys (tieKey) must order
+		// blocks as their minHeaps did.
+		{"prefix_chain", 0xb6695d21d1b85236, 0xe59d436c34d45896},
+		{"reuse_lru", 0xb2e973fde7d953b6, 0xd4356b5cdf272bac},
+		{"reuse_req", 0xd5af274c14aecb30, 0xb68f95048c92777c},
+		{"lecar", 0xa8088dfe1773b647, 0x3dd683856a0eb27c},
+		{"cacheus", 0x83653d81aa73c04b, 0x3e55d3c9cf37635c},
 		// kv_learned and kv_request decide as kv_adaptive on these traces
 		// (their fifth expert never leads), so they are not repeated here:
 		// TestLearnedDigests has traces where reuse_lru and reuse_req lead.
