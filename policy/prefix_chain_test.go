@@ -153,3 +153,24 @@ func TestPrefixChainParams(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixChainUpdatePos: Update of a chain block's position re-keys it
+// within its run, whose deepest block goes first.
+func TestPrefixChainUpdatePos(t *testing.T) {
+	p := mustNew(t, "prefix_chain", Env{CapacityBlocks: 8})
+	blocks := make([]*Block, 3)
+	for i := range blocks {
+		blocks[i] = &Block{ID: BlockID(i + 1), Meta: Meta{Seq: 1, Pos: int32(i), SeqLen: 10, MaxLen: 10, RefCount: 1}}
+		p.Access(blocks[i], Time(i+1))
+		p.Admit(blocks[i], Time(i+1))
+	}
+	if v, ok := p.Victim(4); !ok || v != blocks[2] {
+		t.Fatalf("victim %v, want the run's deepest block 3", v)
+	}
+	old := blocks[0].Meta
+	blocks[0].Meta.Pos = 7
+	p.(Updater).Update(blocks[0], old, 5)
+	if v, ok := p.Victim(6); !ok || v != blocks[0] {
+		t.Fatalf("victim %v, want block 1, moved to position 7", v)
+	}
+}
