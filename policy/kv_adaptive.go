@@ -106,6 +106,8 @@ type KVAdaptive struct {
 	rate    uint64 // shadows see the blocks whose ID hash is 0 modulo rate
 	last    *Block
 	off     bool
+	drains  int  // changes of leader that drained the old one (drainer)
+	noDrain bool // hand the residents over by Victim, Evict and Forget only (tests)
 }
 
 // ErrBadExpert is returned for an expert kv_adaptive cannot use.
@@ -238,11 +240,13 @@ func (p *KVAdaptive) follow(i int, now Time) {
 	if r, ok := next.(reserver); ok {
 		r.reserve(p.real.Len())
 	}
-	if d, ok := p.real.(drainer); ok {
-		d.drain(func(v *Block) {
+	if d, ok := p.real.(drainer); ok && !p.noDrain {
+		if d.drain(func(v *Block) {
 			next.Access(v, now)
 			next.Admit(v, now)
-		})
+		}) {
+			p.drains++
+		}
 	}
 	for p.real.Len() > 0 {
 		v, ok := p.real.Victim(now)

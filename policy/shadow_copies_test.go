@@ -1,6 +1,9 @@
 package policy
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // reap drops a block's copies only when no shadow keeps state for them
 // and the block was not seen for quiet syncs; sets in use go back to the
@@ -106,5 +109,39 @@ func TestShadowCopiesUpdate(t *testing.T) {
 		if cs[i].Meta != b.Meta {
 			t.Errorf("copy %d: Meta %+v, want %+v", i, cs[i].Meta, b.Meta)
 		}
+	}
+}
+
+// A change of leader away from reuse_lru or reuse_req drains their heap
+// in one sort (drainer): the same hits and victims as handing the
+// residents over one Victim at a time.
+func TestKVAdaptiveDrainSameDecisions(t *testing.T) {
+	for _, tc := range []struct {
+		spec           string
+		capacity, seed int
+	}{
+		{"kv_adaptive:experts=reuse_req+lru,shadow=16", 64, 3},
+		{"kv_adaptive:experts=reuse_req+lru,shadow=16", 256, 2},
+		{"kv_adaptive:experts=reuse_lru+lru,shadow=16", 32, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/%d/%d", tc.spec, tc.capacity, tc.seed), func(t *testing.T) {
+			ops := genTrace(uint64(tc.seed), traceShape{n: 60000, universe: 1024, unit: 1, forgets: true})
+			var digests [2]uint64
+			for i, off := range []bool{false, true} {
+				p, err := New(tc.spec, Env{CapacityBytes: int64(tc.capacity), CapacityBlocks: tc.capacity, Seed: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				kv := p.(*KVAdaptive)
+				kv.noDrain = off
+				digests[i] = digestPolicy(t, p, tc.capacity, ops)
+				if !off && kv.drains == 0 {
+					t.Fatal("no change of leader drained the old one: the test does not exercise drain")
+				}
+			}
+			if digests[0] != digests[1] {
+				t.Errorf("draining changed the decisions: digest %#x, %#x without", digests[0], digests[1])
+			}
+		})
 	}
 }
