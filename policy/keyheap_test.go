@@ -22,65 +22,93 @@ func TestKeyHeapMatchesMinHeap(t *testing.T) {
 		{"quad-large", true, 20000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(5, 6))
-			var kh keyHeap
-			mh := minHeap{quad: tc.quad}
-			kh.quad = tc.quad
-			a, b := make([]item, tc.n), make([]item, tc.n)
-			same := func(op string, i int) {
-				t.Helper()
-				for j := range a {
-					if a[j].index != b[j].index {
-						t.Fatalf("%s %d: item %d at slot %d, minHeap's at %d", op, i, j, a[j].index, b[j].index)
-					}
-				}
+			w := newTwinHeaps(t, tc.quad, tc.n)
+			for j := range w.a {
+				w.a[j].last, w.b[j].last = int64(j), int64(j)
+				w.set(j)
+				w.kh.push(&w.a[j])
+				w.mh.push(&w.b[j])
 			}
-			set := func(j int) { // few keys and ties, so both repeat
-				k, tie := float64(r.IntN(20)), int64(r.IntN(10))
-				a[j].key, a[j].tie, b[j].key, b[j].tie = k, tie, k, tie
-			}
-			for j := range a {
-				a[j].last, b[j].last = int64(j), int64(j)
-				set(j)
-				kh.push(&a[j])
-				mh.push(&b[j])
-			}
-			same("push", 0)
+			w.same("push", 0)
 			for i := range tc.n * 2 {
-				j := r.IntN(tc.n)
-				switch in := a[j].index >= 0; {
-				case !in:
-					set(j)
-					kh.push(&a[j])
-					mh.push(&b[j])
-				case i%3 == 0:
-					kh.remove(&a[j])
-					mh.remove(&b[j])
-				default:
-					set(j)
-					kh.fix(&a[j])
-					mh.fix(&b[j])
-				}
+				w.op(i)
 				if i%97 == 0 || tc.n < 1000 {
-					same("op", i)
+					w.same("op", i)
 				}
 			}
-			for i := 0; kh.len() > 0; i++ {
-				x, y := kh.min(), mh.min()
-				if x.last != y.last {
-					t.Fatalf("pop %d: item %d, minHeap's %d", i, x.last, y.last)
-				}
-				if !kh.holds(x) {
-					t.Fatalf("pop %d: min not held", i)
-				}
-				kh.remove(x)
-				mh.remove(y)
-				same("pop", i)
-			}
-			if mh.len() != 0 || kh.min() != nil {
-				t.Fatalf("lengths differ: %d left in minHeap", mh.len())
-			}
+			w.popAll()
 		})
+	}
+}
+
+// twinHeaps is a keyHeap and a minHeap given the same operations on twin
+// items (a in the keyHeap, b in the minHeap).
+type twinHeaps struct {
+	t    *testing.T
+	r    *rand.Rand
+	kh   keyHeap
+	mh   minHeap
+	a, b []item
+}
+
+func newTwinHeaps(t *testing.T, quad bool, n int) *twinHeaps {
+	w := &twinHeaps{t: t, r: rand.New(rand.NewPCG(5, 6)), mh: minHeap{quad: quad},
+		a: make([]item, n), b: make([]item, n)}
+	w.kh.quad = quad
+	return w
+}
+
+// set gives twin j a new key and tie, from few values, so that both repeat.
+func (w *twinHeaps) set(j int) {
+	k, tie := float64(w.r.IntN(20)), int64(w.r.IntN(10))
+	w.a[j].key, w.a[j].tie, w.b[j].key, w.b[j].tie = k, tie, k, tie
+}
+
+// op pushes, removes or re-keys a random twin in both heaps.
+func (w *twinHeaps) op(i int) {
+	j := w.r.IntN(len(w.a))
+	switch in := w.a[j].index >= 0; {
+	case !in:
+		w.set(j)
+		w.kh.push(&w.a[j])
+		w.mh.push(&w.b[j])
+	case i%3 == 0:
+		w.kh.remove(&w.a[j])
+		w.mh.remove(&w.b[j])
+	default:
+		w.set(j)
+		w.kh.fix(&w.a[j])
+		w.mh.fix(&w.b[j])
+	}
+}
+
+// same fails unless every twin sits in the same slot of both heaps.
+func (w *twinHeaps) same(op string, i int) {
+	w.t.Helper()
+	for j := range w.a {
+		if w.a[j].index != w.b[j].index {
+			w.t.Fatalf("%s %d: item %d at slot %d, minHeap's at %d", op, i, j, w.a[j].index, w.b[j].index)
+		}
+	}
+}
+
+// popAll pops both heaps empty, wanting the same minimum each time.
+func (w *twinHeaps) popAll() {
+	w.t.Helper()
+	for i := 0; w.kh.len() > 0; i++ {
+		x, y := w.kh.min(), w.mh.min()
+		if x.last != y.last {
+			w.t.Fatalf("pop %d: item %d, minHeap's %d", i, x.last, y.last)
+		}
+		if !w.kh.holds(x) {
+			w.t.Fatalf("pop %d: min not held", i)
+		}
+		w.kh.remove(x)
+		w.mh.remove(y)
+		w.same("pop", i)
+	}
+	if w.mh.len() != 0 || w.kh.min() != nil {
+		w.t.Fatalf("lengths differ: %d left in minHeap", w.mh.len())
 	}
 }
 
