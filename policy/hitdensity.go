@@ -1,6 +1,6 @@
 package policy
 
-import "math/bits"
+import "math"
 
 // Age buckets of the hit-density model are logarithmic: ages below
 // 2^(ageSubBits+1) have one bucket each, then every octave [2^e, 2^(e+1))
@@ -14,14 +14,17 @@ const (
 	ageBuckets = ageDirect + ageOctaves<<ageSubBits
 )
 
-// ageBucket returns the bucket of age a >= 0.
+// ageBucket returns the bucket of age a >= 0 (a negative age is 0),
+// without a branch or a variable shift: from ageDirect on, the exponent
+// and top ageSubBits bits of a's mantissa as a float64, exact below 2^53
+// (beyond, where rounding could move a to the next octave, every age is
+// in the last bucket), count the buckets; below, a is its own bucket.
 func ageBucket(a int64) int {
+	b := int(math.Float64bits(float64(a))>>(52-ageSubBits)) + ageDirect - (1024+ageSubBits)<<ageSubBits
 	if a < ageDirect {
-		return int(max(a, 0))
+		b = int(max(a, 0))
 	}
-	e := bits.Len64(uint64(a)) - 1
-	sub := int(a>>(e-ageSubBits)) & (1<<ageSubBits - 1)
-	return min(ageDirect+(e-ageSubBits-1)<<ageSubBits+sub, ageBuckets-1)
+	return min(b, ageBuckets-1)
 }
 
 // ageWidth returns the number of ages bucket i covers.

@@ -79,30 +79,36 @@ func (p *HitDensity) sample(n int) hdCand {
 }
 
 // rateRuns rates the runs from starts, the first of them sample s, into
-// best and returns the sample after them. The density is read inline
-// (rate's call, 32 a victim, is not inlined), and the order of less is
-// compared inline but for ties in density and age (less).
+// best and returns the sample after them. It gathers the runs' slots
+// first, then rates them in a loop that holds few values (no spills):
+// the density read inline, the order of less compared inline.
 func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
-	dens, clock, lcs := p.model.dens, p.clock, p.lc[:n]
-	bd, bl, bi := math.Inf(1), int64(0), best.idx // densities are at most 1
-	if s > 0 {
-		bd, bl = best.d, lcLast(lcs[bi])
-	}
+	var lcv [hdMaxRuns * hdRun]uint64
+	var idx [hdMaxRuns * hdRun]int32
+	m, lcs, first := 0, p.lc[:n], s == 0
 	for _, j := range starts {
 		i := int(j)
 		for range min(hdRun, p.cfg.Samples-s) {
 			if i >= n { // a run wraps once: it is shorter than n
 				i -= n
 			}
-			lc := lcs[i]
-			last := lcLast(lc)
-			d := dens[int(lcClass(lc))*ageBuckets+ageBucket(clock-last)]
-			if d < bd || d == bd && (last < bl || last == bl && p.less(hdCand{d, int32(i)}, hdCand{bd, bi})) {
-				bd, bl, bi = d, last, int32(i)
-			}
+			lcv[m], idx[m] = lcs[i], int32(i)
+			m++
 			i++
 		}
 		s += hdRun
+	}
+	dens, clock := p.model.dens, p.clock
+	bd, bl, bi := math.Inf(1), int64(0), best.idx // densities are at most 1
+	if !first {
+		bd, bl = best.d, lcLast(lcs[bi])
+	}
+	for q, lc := range lcv[:m] {
+		last := lcLast(lc)
+		d := dens[int(lcClass(lc))*ageBuckets+ageBucket(clock-last)]
+		if d < bd || d == bd && (last < bl || last == bl && p.tieLess(idx[q], bi)) {
+			bd, bl, bi = d, last, idx[q]
+		}
 	}
 	*best = hdCand{bd, bi}
 	return s
