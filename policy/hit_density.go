@@ -54,19 +54,18 @@ type HitDensityConfig struct {
 // minPeriod is the fewest accesses between two refreshes of the model.
 const minPeriod = 1024
 
-// hdSlot is what Evict needs of a resident block besides what Victim
-// rates (HitDensity.lc): the block, its record and the tie-break. 16
-// bytes.
+// hdSlot is what Victim reads of a resident block, kept in the array it
+// samples so that a sample costs one memory access, and the victim's
+// block and record come with it: 24 bytes.
 type hdSlot struct {
 	b   *Block
+	lc  uint64 // hdLC: what Victim rates
 	pos int32  // Meta.Pos at the last access, the tie-break
 	rec uint32 // the block's record
 }
 
 // hdLC packs what Victim rates of a resident: the step of its last access
 // (or of its admission) << 8 | its class when the current lifetime began.
-// Kept apart from the slots, 8 bytes each, so that a run of hdRun samples
-// spans one cache line, or two when it straddles one.
 func hdLC(last int64, class uint8) uint64 { return uint64(last)<<8 | uint64(class) }
 
 func lcLast(lc uint64) int64  { return int64(lc >> 8) }
@@ -110,26 +109,24 @@ func lcClass(lc uint64) uint8 { return uint8(lc) }
 // the policy is LHD over its own access counts.
 //
 // State: one record per resident block or ghost, found through the
-// block's slot (hitdensity_entry.go), per resident a slot in one array
-// and the 8 bytes Victim rates in another (lc), at most capacity ghosts
-// in a ring by eviction, the histograms (classes x age buckets). Records
-// and ring hold no pointers: a slot holds its block, and one array the
-// block of each record. Access, Admit, Evict and Forget are O(1) and
-// allocate nothing in the steady state; Victim is O(samples) and draws
-// and loads the first runs of the next Victim ahead (hdDraws); a refresh
-// every max(period x capacity, 1024) accesses costs classes x age
-// buckets.
+// block's slot (hitdensity_entry.go), one slot in an array per resident,
+// at most capacity ghosts in a ring by eviction, the histograms (classes
+// x age buckets). Records and ring hold no pointers: a slot holds its
+// block, and one array the block of each record. Access, Admit, Evict and
+// Forget are O(1) and allocate nothing in the steady state; Victim is
+// O(samples) and draws and prefetches the first runs of the next Victims
+// ahead (hdDraws); a refresh every max(period x capacity, 1024) accesses
+// costs classes x age buckets.
 type HitDensity struct {
 	cfg    HitDensityConfig
 	tab    hdTable
 	res    []hdSlot
-	lc     []uint64 // hdLC of the block in each slot of res
-	victim int32    // the slot of the last Victim's block
-	touch  int64    // sink of sample's early loads
+	victim int32 // the slot of the last Victim's block
+	touch  int64 // sink of sample's early loads
 	model  densityModel
 	pcg    *rand.PCG // rng's source, whose state next keeps
 	rng    *rand.Rand
-	next   hdDraws // the first runs of the next Victim, drawn ahead
+	ahead  hdAheadQ // the first runs of the next Victims, drawn ahead
 	cap    blockCap
 	clock  int64
 	events int64  // accesses since the last refresh
@@ -247,7 +244,7 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 	p.follow(b)
 	if e := p.tab.get(b); e != nil && e.state == hdResident {
 		e.prefix = uint16(min(p.prefix, hdSat))
-		lc := &p.lc[e.at]
+		lc := &p.res[e.at].lc
 		age := p.clock - lcLast(*lc)
 		p.model.hit(int(lcClass(*lc)), age, 1)
 		e.t = max(age, 1)
@@ -296,8 +293,7 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 		e.prefix = uint16(min(p.prefix, hdSat))
 	}
 	e.at = uint32(len(p.res))
-	p.res = append(p.res, hdSlot{b: b, pos: b.Meta.Pos, rec: e.self})
-	p.lc = append(p.lc, hdLC(p.clock, p.classify(b, e)))
+	p.res = append(p.res, hdSlot{b: b, lc: hdLC(p.clock, p.classify(b, e)), pos: b.Meta.Pos, rec: e.self})
 	p.cap.observe(len(p.res))
 }
 
@@ -309,12 +305,12 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 	if !ok {
 		return
 	}
-	sl, lc := p.unslot(idx)
+	sl := p.unslot(idx)
 	if p.cfg.Horizon > 1 && sketchHash(b.ID)%uint64(p.cfg.Horizon) != 0 {
 		p.tab.remove(b, p.tab.rec(sl.rec))
 		return
 	}
-	p.pushGhost(sl.rec, lcLast(lc), lcClass(lc))
+	p.pushGhost(sl.rec, lcLast(sl.lc), lcClass(sl.lc))
 	if p.ghosts.len() > p.cap.get() {
 		pos, i := p.ghosts.oldest()
 		old := p.tab.rec(i)
@@ -333,8 +329,8 @@ func (p *HitDensity) Forget(b *Block) {
 	case e == nil:
 		p.tab.clearStale(b)
 	case e.state == hdResident:
-		_, lc := p.unslot(e.at)
-		p.model.end(int(lcClass(lc)), p.clock-lcLast(lc), 1)
+		sl := p.unslot(e.at)
+		p.model.end(int(lcClass(sl.lc)), p.clock-lcLast(sl.lc), 1)
 		p.tab.remove(b, e)
 	default:
 		p.model.end(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))
@@ -356,16 +352,15 @@ func (p *HitDensity) residentOf(b *Block) (uint32, bool) {
 	return 0, false
 }
 
-// unslot removes slot idx from res and lc (the last slot takes its
-// place) and returns it.
-func (p *HitDensity) unslot(idx uint32) (hdSlot, uint64) {
-	n := len(p.res) - 1
-	sl, lc := p.res[idx], p.lc[idx]
-	last := p.res[n]
-	p.res[idx], p.lc[idx] = last, p.lc[n]
+// unslot removes slot idx from res (the last slot takes its place) and
+// returns it.
+func (p *HitDensity) unslot(idx uint32) hdSlot {
+	sl := p.res[idx]
+	last := p.res[len(p.res)-1]
+	p.res[idx] = last
 	p.tab.rec(last.rec).at = idx
-	p.res, p.lc = p.res[:n], p.lc[:n]
-	return sl, lc
+	p.res = p.res[:len(p.res)-1]
+	return sl
 }
 
 // Len returns the number of resident blocks.

@@ -261,7 +261,6 @@ func (p *HitDensity) reserve(n int) {
 		return
 	}
 	p.res = make([]hdSlot, 0, n)
-	p.lc = make([]uint64, 0, n)
 	p.tab.reserve(n)
 }
 

@@ -3,6 +3,7 @@ package policy
 import (
 	"math"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // hdRun is the number of adjacent slots of res one draw of Victim rates.
@@ -19,7 +20,7 @@ type hdCand struct {
 // no more residents than samples, the least of them all.
 func (p *HitDensity) Victim(Time) (*Block, bool) {
 	n := len(p.res)
-	if p.next.ok && (p.next.n != n || n <= p.cfg.Samples) {
+	if q := &p.ahead; q.n > 0 && (q.d[q.at].n != n || n <= p.cfg.Samples) {
 		p.undraw()
 	}
 	if n == 0 {
@@ -37,7 +38,7 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 	}
 	p.victim = best.idx
 	b := p.res[best.idx].b
-	if n > p.cfg.Samples {
+	for n > p.cfg.Samples && p.ahead.n < p.aheadMax() {
 		p.drawNext(n)
 	}
 	return b, true
@@ -54,15 +55,16 @@ const hdMaxRuns = 16
 // back, do not wait on one another's misses (the draws between them would
 // fill the processor's window, the rating's comparisons would serialise
 // them), and the draws and the order of rating are the same as one run at
-// a time. The first runs were drawn and loaded by the last Victim when it
-// saw n residents too (drawNext).
+// a time. The first runs were drawn and prefetched by an earlier Victim
+// when it saw n residents too (drawNext).
 func (p *HitDensity) sample(n int) hdCand {
 	var best hdCand
 	var starts [hdMaxRuns]int32
 	for s := 0; s < p.cfg.Samples; {
 		runs := min((p.cfg.Samples-s+hdRun-1)/hdRun, hdMaxRuns)
-		if s == 0 && p.next.ok {
-			starts, p.next.ok = p.next.starts, false
+		if q := &p.ahead; s == 0 && q.n > 0 {
+			starts = q.d[q.at].starts
+			q.at, q.n = (q.at+1)%hdAhead, q.n-1
 		} else {
 			touch := p.touchGhost()
 			for r := range runs {
@@ -85,14 +87,14 @@ func (p *HitDensity) sample(n int) hdCand {
 func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
 	var lcv [hdMaxRuns * hdRun]uint64
 	var idx [hdMaxRuns * hdRun]int32
-	m, lcs, first := 0, p.lc[:n], s == 0
+	m, res, first := 0, p.res[:n], s == 0
 	for _, j := range starts {
 		i := int(j)
 		for range min(hdRun, p.cfg.Samples-s) {
 			if i >= n { // a run wraps once: it is shorter than n
 				i -= n
 			}
-			lcv[m], idx[m] = lcs[i], int32(i)
+			lcv[m], idx[m] = res[i].lc, int32(i)
 			m++
 			i++
 		}
@@ -101,7 +103,7 @@ func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
 	dens, clock := p.model.dens, p.clock
 	bd, bl, bi := math.Inf(1), int64(0), best.idx // densities are at most 1
 	if !first {
-		bd, bl = best.d, lcLast(lcs[bi])
+		bd, bl = best.d, lcLast(res[bi].lc)
 	}
 	for q, lc := range lcv[:m] {
 		last := lcLast(lc)
@@ -114,14 +116,14 @@ func (p *HitDensity) rateRuns(starts []int32, s, n int, best *hdCand) int {
 	return s
 }
 
-// touchRun loads the cache lines of lc a run from j spans: its first
-// and last (hdRun = 4 values of 8 bytes span one or two lines); it
-// returns a value read for the sink.
+// touchRun loads the slots of res a run from j spans: its first, third
+// and last (hdRun = 4 slots of 24 bytes cover two or three cache lines,
+// each holding one of them); it returns a value read for the sink.
 func (p *HitDensity) touchRun(j, n int) int64 {
 	if n < hdRun { // wrapSlot wraps once: j+hdRun-1 may exceed 2n
-		return int64(p.lc[j])
+		return int64(p.res[j].lc)
 	}
-	return int64(p.lc[j] + p.lc[wrapSlot(j+hdRun-1, n)])
+	return int64(p.res[j].lc + p.res[wrapSlot(j+hdRun/2, n)].lc + p.res[wrapSlot(j+hdRun-1, n)].lc)
 }
 
 // wrapSlot returns slot i of a ring of n slots, for i < 2n.
@@ -146,7 +148,7 @@ func (p *HitDensity) touchGhost() int64 {
 
 // rate returns the hit density of the block in slot i.
 func (p *HitDensity) rate(i int) float64 {
-	lc := p.lc[i]
+	lc := p.res[i].lc
 	return p.model.density(int(lcClass(lc)), p.clock-lcLast(lc))
 }
 
@@ -156,7 +158,7 @@ func (p *HitDensity) less(a, b hdCand) bool {
 	if a.d != b.d {
 		return a.d < b.d
 	}
-	if la, lb := lcLast(p.lc[a.idx]), lcLast(p.lc[b.idx]); la != lb {
+	if la, lb := lcLast(p.res[a.idx].lc), lcLast(p.res[b.idx].lc); la != lb {
 		return la < lb
 	}
 	return p.tieLess(a.idx, b.idx)
@@ -171,57 +173,86 @@ func (p *HitDensity) tieLess(a, b int32) bool {
 	return a < b
 }
 
-// hdDraws are the first runs of the next Victim, drawn by the last one
-// from the generator's state after its own draws, for as many residents
-// as it saw, and loaded then: an Evict and an Admit usually come between,
-// so their cache misses overlap those of the victim's slot and of the
-// Evict and Admit instead of adding to them. The next Victim uses them
-// when it sees as many residents and samples some; else it restores the
-// generator (undraw) and draws afresh, so the draws are the same.
+// hdAhead is how many Victims ahead hit_density draws its first runs.
+const hdAhead = 2
+
+// hdDraws are the first runs of a later Victim, drawn by an earlier one
+// from the generator's state after its own draws (and those drawn ahead
+// before), for as many residents as it saw, and prefetched then: hdAhead
+// cycles of Evict, Admit and Victim come between, long enough for the
+// lines to arrive (one cycle was not, with the page walks of a million
+// residents). A Victim uses the oldest when it sees as many residents and
+// samples some; else it restores the generator to before them all
+// (undraw) and draws afresh, so the draws are the same.
 type hdDraws struct {
 	from   rand.PCG // the generator before the draws
 	n      int      // residents they were drawn for
 	starts [hdMaxRuns]int32
-	ok     bool
 }
 
-// drawNext draws and loads the first runs of the next Victim, for n
-// residents, and the record of the ghost its Evict will expire.
+// hdAheadQ holds the draws made ahead, the oldest at d[at].
+type hdAheadQ struct {
+	d     [hdAhead]hdDraws
+	at, n int
+}
+
+// drawNext draws the first runs of the Victim after those drawn ahead,
+// for n residents, and prefetches their cache lines and the record of the
+// ghost that Victim's Evict will expire: prefetches, not loads, so that
+// the work between runs while the lines arrive.
 func (p *HitDensity) drawNext(n int) {
-	d := &p.next
-	d.from, d.n, d.ok = *p.pcg, n, true
+	q := &p.ahead
+	d := &q.d[(q.at+q.n)%hdAhead]
+	d.from, d.n = *p.pcg, n
+	q.n++
 	runs := min((p.cfg.Samples+hdRun-1)/hdRun, hdMaxRuns)
-	touch := p.touchNextGhost()
+	p.prefetchGhost(q.n)
 	for r := range runs {
 		d.starts[r] = int32(p.rng.IntN(n))
 	}
 	for _, j := range d.starts[:runs] {
-		touch += p.touchRun(int(j), n)
+		prefetch(unsafe.Pointer(&p.res[j]))
+		if n >= hdRun {
+			prefetch(unsafe.Pointer(&p.res[wrapSlot(int(j)+hdRun/2, n)]))
+			prefetch(unsafe.Pointer(&p.res[wrapSlot(int(j)+hdRun-1, n)]))
+		}
 	}
-	p.touch = touch
+}
+
+// aheadMax returns how many Victims ahead runs are drawn: one when a
+// Victim draws more runs than its first (they follow its first in the
+// generator's sequence), else hdAhead.
+func (p *HitDensity) aheadMax() int {
+	if p.cfg.Samples > hdRun*hdMaxRuns {
+		return 1
+	}
+	return hdAhead
 }
 
 // undraw forgets the runs drawn ahead and restores the generator as it
 // was before them.
 func (p *HitDensity) undraw() {
-	*p.pcg = p.next.from
-	p.next.ok = false
+	q := &p.ahead
+	*p.pcg = q.d[q.at].from
+	q.n = 0
 }
 
-// touchNextGhost loads the record of the ghost after the oldest (among
-// the next few positions) when the ghosts are at capacity: the Evict
-// after the next Victim drops it. It returns a value read for the sink.
-func (p *HitDensity) touchNextGhost() int64 {
+// prefetchGhost prefetches the record of the k-th ghost after the oldest
+// (looking a few positions ahead) when the ghosts are at capacity: the
+// Evict after the k-th Victim from now expires it.
+func (p *HitDensity) prefetchGhost(k int) {
 	g := &p.ghosts
-	if g.len() < p.cap.get() || g.len() < 2 {
-		return 0
+	if g.len() < p.cap.get() || g.len() <= k {
+		return
 	}
 	pos, _ := g.oldest()
 	mask := uint64(len(g.buf) - 1)
-	for k := pos + 1; k != g.head && k-pos <= 8; k++ {
-		if i := g.buf[k&mask]; i != 0 {
-			return p.tab.rec(i).t
+	for end := pos + uint64(8*k); pos != g.head && pos < end; pos++ {
+		if i := g.buf[(pos+1)&mask]; i != 0 {
+			if k--; k == 0 {
+				prefetch(unsafe.Pointer(p.tab.rec(i)))
+				return
+			}
 		}
 	}
-	return 0
 }
