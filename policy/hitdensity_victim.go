@@ -37,7 +37,9 @@ func (p *HitDensity) Victim(Time) (*Block, bool) {
 		best = p.sample(n)
 	}
 	p.victim = best.idx
-	b := p.res[best.idx].b
+	sl := &p.res[best.idx]
+	prefetch(unsafe.Pointer(p.tab.rec(sl.rec))) // its Evict writes it
+	b := sl.b
 	for n > p.cfg.Samples && p.ahead.n < p.aheadMax() {
 		p.drawNext(n)
 	}
