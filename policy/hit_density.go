@@ -59,19 +59,17 @@ const minPeriod = 1024
 // block and record come with it: 24 bytes.
 type hdSlot struct {
 	b   *Block
-	lc  uint64 // step of the last access (or of the admission) << 8 | class when the current lifetime began
+	lc  uint64 // hdLC: what Victim rates
 	pos int32  // Meta.Pos at the last access, the tie-break
 	rec uint32 // the block's record
 }
 
-func (s *hdSlot) last() int64  { return int64(s.lc >> 8) }
-func (s *hdSlot) class() uint8 { return uint8(s.lc) }
+// hdLC packs what Victim rates of a resident: the step of its last access
+// (or of its admission) << 8 | its class when the current lifetime began.
+func hdLC(last int64, class uint8) uint64 { return uint64(last)<<8 | uint64(class) }
 
-// hdSlotOf returns the slot of block b, of record rec, last accessed at
-// step last, in class.
-func hdSlotOf(b *Block, last int64, class uint8, pos int32, rec uint32) hdSlot {
-	return hdSlot{b: b, lc: uint64(last)<<8 | uint64(class), pos: pos, rec: rec}
-}
+func lcLast(lc uint64) int64  { return int64(lc >> 8) }
+func lcClass(lc uint64) uint8 { return uint8(lc) }
 
 // HitDensity ranks resident blocks by learned hit density (see
 // densityModel). A step is one access. A block's class is fixed when its
@@ -112,12 +110,13 @@ func hdSlotOf(b *Block, last int64, class uint8, pos int32, rec uint32) hdSlot {
 //
 // State: one record per resident block or ghost, found through the
 // block's slot (hitdensity_entry.go), one slot in an array per resident,
-// at most capacity ghosts in a ring by eviction, the histograms (classes x
-// age buckets). Records and ring hold no pointers: a slot holds its
-// block, and one array the block of each record. Access, Admit, Evict and Forget are
-// O(1) and allocate nothing in the steady state; Victim is O(samples); a
-// refresh every max(period x capacity, 1024) accesses costs classes x age
-// buckets.
+// at most capacity ghosts in a ring by eviction, the histograms (classes
+// x age buckets). Records and ring hold no pointers: a slot holds its
+// block, and one array the block of each record. Access, Admit, Evict and
+// Forget are O(1) and allocate nothing in the steady state; Victim is
+// O(samples) and draws and prefetches the first runs of the next Victims
+// ahead (hdDraws); a refresh every max(period x capacity, 1024) accesses
+// costs classes x age buckets.
 type HitDensity struct {
 	cfg    HitDensityConfig
 	tab    hdTable
@@ -125,7 +124,9 @@ type HitDensity struct {
 	victim int32 // the slot of the last Victim's block
 	touch  int64 // sink of sample's early loads
 	model  densityModel
+	pcg    *rand.PCG // rng's source, whose state next keeps
 	rng    *rand.Rand
+	ahead  hdAheadQ // the first runs of the next Victims, drawn ahead
 	cap    blockCap
 	clock  int64
 	events int64  // accesses since the last refresh
@@ -173,9 +174,10 @@ func parseFeatures(s string) (int, bool) {
 
 // NewHitDensity returns an empty hit_density policy.
 func NewHitDensity(c HitDensityConfig, env Env) *HitDensity {
+	pcg := rand.NewPCG(uint64(env.Seed), 0x6b76616470)
 	return &HitDensity{cfg: c, cap: newBlockCap(env),
 		model: newDensityModel(featureClasses(c.Features), c.Decay, c.Prior),
-		rng:   rand.New(rand.NewPCG(uint64(env.Seed), 0x6b76616470))}
+		pcg:   pcg, rng: rand.New(pcg)}
 }
 
 // classify returns the class of block b, of record e, whose lifetime
@@ -242,14 +244,15 @@ func (p *HitDensity) Access(b *Block, _ Time) {
 	p.follow(b)
 	if e := p.tab.get(b); e != nil && e.state == hdResident {
 		e.prefix = uint16(min(p.prefix, hdSat))
-		sl := &p.res[e.at]
-		age := p.clock - sl.last()
-		p.model.hit(int(sl.class()), age, 1)
+		lc := &p.res[e.at].lc
+		age := p.clock - lcLast(*lc)
+		p.model.hit(int(lcClass(*lc)), age, 1)
 		e.t = max(age, 1)
 		if e.reads < hdSat {
 			e.reads++
 		}
-		*sl = hdSlotOf(b, p.clock, p.classify(b, e), b.Meta.Pos, e.self)
+		*lc = hdLC(p.clock, p.classify(b, e))
+		p.res[e.at].pos = b.Meta.Pos
 	} else if e != nil {
 		p.model.hit(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))
 		p.unghost(e)
@@ -290,7 +293,7 @@ func (p *HitDensity) Admit(b *Block, _ Time) {
 		e.prefix = uint16(min(p.prefix, hdSat))
 	}
 	e.at = uint32(len(p.res))
-	p.res = append(p.res, hdSlotOf(b, p.clock, p.classify(b, e), b.Meta.Pos, e.self))
+	p.res = append(p.res, hdSlot{b: b, lc: hdLC(p.clock, p.classify(b, e)), pos: b.Meta.Pos, rec: e.self})
 	p.cap.observe(len(p.res))
 }
 
@@ -307,7 +310,7 @@ func (p *HitDensity) Evict(b *Block, _ Time) {
 		p.tab.remove(b, p.tab.rec(sl.rec))
 		return
 	}
-	p.pushGhost(sl.rec, sl.last(), sl.class())
+	p.pushGhost(sl.rec, lcLast(sl.lc), lcClass(sl.lc))
 	if p.ghosts.len() > p.cap.get() {
 		pos, i := p.ghosts.oldest()
 		old := p.tab.rec(i)
@@ -327,7 +330,7 @@ func (p *HitDensity) Forget(b *Block) {
 		p.tab.clearStale(b)
 	case e.state == hdResident:
 		sl := p.unslot(e.at)
-		p.model.end(int(sl.class()), p.clock-sl.last(), 1)
+		p.model.end(int(lcClass(sl.lc)), p.clock-lcLast(sl.lc), 1)
 		p.tab.remove(b, e)
 	default:
 		p.model.end(int(e.class), p.clock-e.t, float64(p.cfg.Horizon))

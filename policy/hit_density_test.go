@@ -2,6 +2,9 @@ package policy
 
 import (
 	"errors"
+	"math"
+	"math/bits"
+	"math/rand/v2"
 	"testing"
 	"unsafe"
 )
@@ -154,6 +157,30 @@ func TestHitDensityEntrySize(t *testing.T) {
 	}
 	if n := unsafe.Sizeof(hdSlot{}); n != 24 {
 		t.Fatalf("hdSlot is %d bytes, want 24", n)
+	}
+}
+
+// ageBucket, branch-free, places ages as the octave split it documents:
+// one bucket per age below ageDirect, then 2^ageSubBits equal buckets per
+// octave, the last bucket taking every age beyond.
+func TestAgeBucket(t *testing.T) {
+	want := func(a int64) int {
+		if a < ageDirect {
+			return int(max(a, 0))
+		}
+		e := bits.Len64(uint64(a)) - 1
+		sub := int(a>>(e-ageSubBits)) & (1<<ageSubBits - 1)
+		return min(ageDirect+(e-ageSubBits-1)<<ageSubBits+sub, ageBuckets-1)
+	}
+	ages := []int64{-5, -1, 0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 1<<47 - 1, 1 << 47, 1<<62 + 3, math.MaxInt64}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		ages = append(ages, int64(r.Uint64()>>r.IntN(64)))
+	}
+	for _, a := range ages {
+		if got := ageBucket(a); got != want(a) {
+			t.Fatalf("age %d: bucket %d, want %d", a, got, want(a))
+		}
 	}
 }
 

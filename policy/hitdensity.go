@@ -1,6 +1,6 @@
 package policy
 
-import "math/bits"
+import "math"
 
 // Age buckets of the hit-density model are logarithmic: ages below
 // 2^(ageSubBits+1) have one bucket each, then every octave [2^e, 2^(e+1))
@@ -14,14 +14,17 @@ const (
 	ageBuckets = ageDirect + ageOctaves<<ageSubBits
 )
 
-// ageBucket returns the bucket of age a >= 0.
+// ageBucket returns the bucket of age a >= 0 (a negative age is 0),
+// without a branch or a variable shift: from ageDirect on, the exponent
+// and top ageSubBits bits of a's mantissa as a float64, exact below 2^53
+// (beyond, where rounding could move a to the next octave, every age is
+// in the last bucket), count the buckets; below, a is its own bucket.
 func ageBucket(a int64) int {
+	b := int(math.Float64bits(float64(a))>>(52-ageSubBits)) + ageDirect - (1024+ageSubBits)<<ageSubBits
 	if a < ageDirect {
-		return int(max(a, 0))
+		b = int(max(a, 0))
 	}
-	e := bits.Len64(uint64(a)) - 1
-	sub := int(a>>(e-ageSubBits)) & (1<<ageSubBits - 1)
-	return min(ageDirect+(e-ageSubBits-1)<<ageSubBits+sub, ageBuckets-1)
+	return min(b, ageBuckets-1)
 }
 
 // ageWidth returns the number of ages bucket i covers.
@@ -51,7 +54,7 @@ type densityModel struct {
 	classes int
 	hits    [][ageBuckets]float64
 	ends    [][ageBuckets]float64
-	dens    [][ageBuckets]float64
+	dens    []float64 // classes x ageBuckets, class-major
 	decay   float64
 	prior   float64
 }
@@ -59,7 +62,7 @@ type densityModel struct {
 func newDensityModel(classes int, decay, prior float64) densityModel {
 	return densityModel{classes: classes, decay: decay, prior: prior,
 		hits: make([][ageBuckets]float64, classes+1), ends: make([][ageBuckets]float64, classes+1),
-		dens: make([][ageBuckets]float64, classes)}
+		dens: make([]float64, classes*ageBuckets)}
 }
 
 // hit records w lifetimes of class c that ended with a hit at age a.
@@ -70,7 +73,7 @@ func (m *densityModel) end(c int, a int64, w float64) { m.ends[c][ageBucket(a)] 
 
 // density returns the hit density of a block of class c at age a, as of
 // the last refresh.
-func (m *densityModel) density(c int, a int64) float64 { return m.dens[c][ageBucket(a)] }
+func (m *densityModel) density(c int, a int64) float64 { return m.dens[c*ageBuckets+ageBucket(a)] }
 
 // refresh recomputes the densities from the counts, then decays the counts.
 func (m *densityModel) refresh() {
@@ -104,15 +107,16 @@ func (m *densityModel) refresh() {
 func (m *densityModel) densities(c int, w float64) {
 	pool := m.classes
 	var hitsUp, eventsUp, lifeUp float64
+	dens := m.dens[c*ageBuckets : (c+1)*ageBuckets]
 	for i := ageBuckets - 1; i >= 0; i-- {
 		h := m.hits[c][i] + w*m.hits[pool][i]
 		hitsUp += h
 		eventsUp += h + m.ends[c][i] + w*m.ends[pool][i]
 		lifeUp += eventsUp * ageWidth(i)
 		if lifeUp > 0 {
-			m.dens[c][i] = hitsUp / lifeUp
+			dens[i] = hitsUp / lifeUp
 		} else {
-			m.dens[c][i] = 0
+			dens[i] = 0
 		}
 	}
 }

@@ -113,8 +113,84 @@ func TestHitDensityReadsSaturate(t *testing.T) {
 	for i := range 70000 {
 		p.Access(b, Time(i))
 	}
-	if r := p.tab.get(b); r.reads != hdSat || p.res[r.at].class() != kvReadBuckets-1 {
-		t.Fatalf("after 70000 reads: reads %d, class %d; want %d, %d", r.reads, p.res[r.at].class(), hdSat,
+	if r := p.tab.get(b); r.reads != hdSat || lcClass(p.res[r.at].lc) != kvReadBuckets-1 {
+		t.Fatalf("after 70000 reads: reads %d, class %d; want %d, %d", r.reads, lcClass(p.res[r.at].lc), hdSat,
 			kvReadBuckets-1)
+	}
+}
+
+// refVictim returns the slot Victim should choose among p's residents:
+// the least by less among all of them, or among the runs drawn from ref,
+// a generator that makes only Victim's draws, in order.
+func refVictim(p *HitDensity, ref *rand.Rand) int32 {
+	n := len(p.res)
+	best := hdCand{p.rate(0), 0}
+	if n <= p.cfg.Samples {
+		for i := 1; i < n; i++ {
+			if c := (hdCand{p.rate(i), int32(i)}); p.less(c, best) {
+				best = c
+			}
+		}
+		return best.idx
+	}
+	var starts []int
+	for s := 0; s < p.cfg.Samples; s += hdRun * hdMaxRuns {
+		for range min((p.cfg.Samples-s+hdRun-1)/hdRun, hdMaxRuns) {
+			starts = append(starts, ref.IntN(n))
+		}
+	}
+	s := 0
+	for _, j := range starts {
+		for k := range min(hdRun, p.cfg.Samples-s) {
+			i := (j + k) % n
+			if c := (hdCand{p.rate(i), int32(i)}); s+k == 0 || p.less(c, best) {
+				best = c
+			}
+		}
+		s += hdRun
+	}
+	return best.idx
+}
+
+// Victim draws its first runs ahead (hdDraws) and rates inline; its
+// victims are those of drawing every run when it is needed and rating by
+// less, whether the residents change between victims or not, across the
+// number of samples and through refreshes.
+func TestHitDensityVictimDraws(t *testing.T) {
+	for _, samples := range []int{1, 3, 8, 32, 100} {
+		p := NewHitDensity(HitDensityConfig{Samples: samples, Decay: 0.9, Period: 0.5, Prior: 64, Horizon: 1,
+			Features: FeatureReads | FeaturePrefix}, Env{CapacityBlocks: 300, Seed: 5})
+		ref := rand.New(rand.NewPCG(5, 0x6b76616470))
+		r := rand.New(rand.NewPCG(9, uint64(samples)))
+		blocks := make([]Block, 600)
+		for i := range blocks {
+			blocks[i] = Block{ID: BlockID(i), Meta: Meta{Pos: int32(r.IntN(4)), RefCount: int32(r.IntN(3))}}
+		}
+		resident := map[*Block]bool{}
+		for step := range 20000 {
+			b := &blocks[r.IntN(len(blocks))]
+			switch op := r.IntN(10); {
+			case op < 4 && len(p.res) > 0: // victim, evicted or not
+				want := refVictim(p, ref)
+				v, _ := p.Victim(Time(step))
+				if p.victim != want {
+					t.Fatalf("samples %d, step %d: victim in slot %d, want %d", samples, step, p.victim, want)
+				}
+				if op < 3 {
+					p.Evict(v, Time(step))
+					delete(resident, v)
+				}
+			case op < 9:
+				p.Access(b, Time(step))
+				if !resident[b] && len(p.res) < 300 {
+					p.Admit(b, Time(step))
+					resident[b] = true
+				}
+			default:
+				p.Forget(b)
+				delete(resident, b)
+			}
+		}
+		checkHitDensity(t, p)
 	}
 }
