@@ -60,6 +60,7 @@ func (t *hdTable) rec(i uint32) *hdRec {
 	return &t.chunks[i>>hdChunkBits][i&(1<<hdChunkBits-1)]
 }
 
+// owns reports whether r is a record of this table.
 func (t *hdTable) owns(r *hdRec) bool {
 	c := int(r.self >> hdChunkBits)
 	return c < len(t.chunks) && t.rec(r.self) == r
@@ -136,6 +137,7 @@ func (t *hdTable) drop(r *hdRec) {
 	t.release(r)
 }
 
+// release frees r for reuse; the caller has taken it out of the slots.
 func (t *hdTable) release(r *hdRec) {
 	r.state = hdFree
 	t.free = append(t.free, r.self)

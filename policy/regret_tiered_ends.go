@@ -56,17 +56,16 @@ func endIndex(end *[rtDensityScan]uint32, i uint32) int {
 	return -1
 }
 
-// dropEnd removes i from end, a whole short list, shifting the records
-// after it; it reports whether i was there.
-func dropEnd(end []uint32, i uint32) bool {
+// dropEnd removes i, if there, from end, a whole short list, shifting
+// the records after it.
+func dropEnd(end []uint32, i uint32) {
 	for k, j := range end {
 		if j == i {
 			copy(end[k:], end[k+1:])
 			end[len(end)-1] = 0
-			return true
+			return
 		}
 	}
-	return false
 }
 
 // scan calls s.consider on the records densityVictim looks at in l, in
