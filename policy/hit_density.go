@@ -68,7 +68,10 @@ type hdSlot struct {
 // (or of its admission) << 8 | its class when the current lifetime began.
 func hdLC(last int64, class uint8) uint64 { return uint64(last)<<8 | uint64(class) }
 
-func lcLast(lc uint64) int64  { return int64(lc >> 8) }
+// lcLast is the step of the last access packed in lc (see hdLC).
+func lcLast(lc uint64) int64 { return int64(lc >> 8) }
+
+// lcClass is the class packed in lc (see hdLC).
 func lcClass(lc uint64) uint8 { return uint8(lc) }
 
 // HitDensity ranks resident blocks by learned hit density (see
@@ -124,7 +127,7 @@ type HitDensity struct {
 	victim int32 // the slot of the last Victim's block
 	touch  int64 // sink of sample's early loads
 	model  densityModel
-	pcg    *rand.PCG // rng's source, whose state next keeps
+	pcg    *rand.PCG // rng's source: ahead saves its state before drawing ahead, undraw restores it; only sample and drawNext may draw from rng
 	rng    *rand.Rand
 	ahead  hdAheadQ // the first runs of the next Victims, drawn ahead
 	cap    blockCap
