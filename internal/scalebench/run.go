@@ -125,7 +125,9 @@ func runRound(o options, sel []suite, builds []*build, round int, dir string, t 
 			start := time.Now()
 			out, err := runSuite(o, s, b)
 			raw := filepath.Join(dir, fmt.Sprintf("%s-%s-round%d.txt", strings.Fields(b.label)[0], s.name, round+1))
-			os.WriteFile(raw, out, 0o644)
+			if werr := os.WriteFile(raw, out, 0o644); werr != nil {
+				return fmt.Errorf("keeping the output of round %d, suite %s: %w", round+1, s.name, werr)
+			}
 			if err != nil {
 				return fmt.Errorf("round %d, suite %s, %s build: %w\n%s", round+1, s.name, b.label, err, tail(out, 2048))
 			}
