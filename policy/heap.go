@@ -57,21 +57,31 @@ type minHeap struct {
 	touch int64 // sink of the binary down's early loads
 }
 
-// root returns the slot of the minimum.
-func (h *minHeap) root() int {
-	if h.quad {
+// heapRoot is the slot of the minimum of minHeap and keyHeap: 1, or 3
+// for the 4-ary heap (the slots before are unused), so that the children
+// of a slot (binary: 2i and 2i+1; 4-ary: 4i-8 to 4i-5) share a cache
+// line, or an aligned pair of lines.
+func heapRoot(quad bool) int {
+	if quad {
 		return 3
 	}
 	return 1
 }
 
-// parent returns the parent slot of slot i.
-func (h *minHeap) parent(i int) int {
-	if h.quad {
+// heapParent is the parent slot of slot i in minHeap's and keyHeap's
+// layout (see heapRoot).
+func heapParent(quad bool, i int) int {
+	if quad {
 		return (i + 8) / 4
 	}
 	return i / 2
 }
+
+// root returns the slot of the minimum.
+func (h *minHeap) root() int { return heapRoot(h.quad) }
+
+// parent returns the parent slot of slot i.
+func (h *minHeap) parent(i int) int { return heapParent(h.quad, i) }
 
 // set stores e at slot i and records the position in its item.
 func (h *minHeap) set(i int, e heapEntry) {

@@ -18,7 +18,10 @@ func (a *keyEntry) less(b *keyEntry) bool {
 	return a.it.tie < b.it.tie
 }
 
-// keyHeap is minHeap for items of one rank in half the memory: its slots
+// keyHeap is minHeap for items of one rank in half the memory (its slot
+// layout is minHeap's, heapRoot and heapParent; its sift loops are
+// minHeap's over keyEntry, written out so that less inlines, and
+// TestKeyHeapMatchesMinHeap holds the two to the same moves): its slots
 // hold the key and the item, not the tie, which only equal keys need. It
 // compares any two items as minHeap does, so with the same arity it
 // moves them alike and returns the same minimum, ties included. A policy
@@ -30,23 +33,11 @@ type keyHeap struct {
 	touch int64 // sink of down's early loads
 }
 
-// root returns the slot of the minimum: 1, or 3 for the 4-ary heap (the
-// slots before are unused), so that the children of a slot (binary: 2i
-// and 2i+1; 4-ary: 4i-8 to 4i-5) share a cache line.
-func (h *keyHeap) root() int {
-	if h.quad {
-		return 3
-	}
-	return 1
-}
+// root returns the slot of the minimum (see heapRoot).
+func (h *keyHeap) root() int { return heapRoot(h.quad) }
 
 // parent returns the parent slot of slot i.
-func (h *keyHeap) parent(i int) int {
-	if h.quad {
-		return (i + 8) / 4
-	}
-	return i / 2
-}
+func (h *keyHeap) parent(i int) int { return heapParent(h.quad, i) }
 
 // set stores e at slot i and records the position in its item.
 func (h *keyHeap) set(i int, e keyEntry) {
@@ -150,7 +141,7 @@ func (h *keyHeap) push(it *item) {
 	h.up(len(h.items)-1, keyEntry{key: it.key, it: it})
 }
 
-// fix restores order after it's key or tie changed.
+// fix restores order after its key or tie changed.
 func (h *keyHeap) fix(it *item) {
 	i, e := it.index, keyEntry{key: it.key, it: it}
 	if !h.down(i, e) {
