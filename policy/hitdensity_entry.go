@@ -107,13 +107,7 @@ func (t *hdTable) add(b *Block) *hdRec {
 		b.slot, r.inSlot = r, true
 		return r
 	}
-	if lend(b, r) {
-		return r
-	}
-	if t.over == nil {
-		t.over = map[BlockID]uint32{}
-	}
-	t.over[b.ID] = i
+	keepIndex(&t.over, b, r, i)
 	return r
 }
 

@@ -140,13 +140,7 @@ func (t *raTable) add(b *Block) *raRec {
 		b.slot = r
 		return r
 	}
-	if lend(b, r) {
-		return r
-	}
-	if t.over == nil {
-		t.over = map[BlockID]uint32{}
-	}
-	t.over[b.ID] = i
+	keepIndex(&t.over, b, r, i)
 	return r
 }
 

@@ -134,6 +134,19 @@ func keepOver[V any](over *map[BlockID]V, b *Block, v V) {
 	(*over)[b.ID] = v
 }
 
+// keepIndex is keepOver for the tables whose map holds the index i of
+// the record r (raTable, hdTable): r goes in the lent slot if free, else
+// i in the map *over.
+func keepIndex(over *map[BlockID]uint32, b *Block, r any, i uint32) {
+	if lend(b, r) {
+		return
+	}
+	if *over == nil {
+		*over = map[BlockID]uint32{}
+	}
+	(*over)[b.ID] = i
+}
+
 // remove stops tracking the block of n and recycles n.
 func (t *nodeTable) remove(n *node) {
 	b := n.b
