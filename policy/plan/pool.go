@@ -148,7 +148,7 @@ func (p *Planner) takePooled(t *tenant, bk int, bytes int64, r Reason, bud *budg
 // else (spent) b stays tracked fast, admitted to its policy. A block whose
 // ID is tracked already (the caller's error) is left alone. A policy for
 // which admitting a block and evicting it at once changes nothing
-// (admitEvictNoop) never sees the block: at 10M blocks, a plan demoting
+// (policy.Traceless) never sees the block: at 10M blocks, a plan demoting
 // 100K pooled blocks spends a fifth of its time admitting and evicting
 // them.
 func (p *Planner) demotePooled(b *policy.Block, pool *Pool, r Reason, bud *budget,
@@ -157,7 +157,7 @@ func (p *Planner) demotePooled(b *policy.Block, pool *Pool, r Reason, bud *budge
 	if t.id != b.Meta.Tenant {
 		t = p.tenant(b.Meta.Tenant)
 	}
-	quiet := admitEvictNoop(p.policyFor(t, bucketOf(&b.Meta)))
+	_, quiet := p.policyFor(t, bucketOf(&b.Meta)).(policy.Traceless)
 	e, slot, err := p.track(b, t, true, !quiet, now)
 	if err != nil {
 		return false, false
@@ -196,16 +196,4 @@ func (p *Planner) takeBucket(t *tenant, bk int, bytes int64, r Reason, bud *budg
 	}
 	f, spent := p.take(pol, bytes-freed, r, bud, now, pl, guard)
 	return freed + f, spent
-}
-
-// admitEvictNoop reports whether pol, admitting a block and evicting it
-// at once, is left as it was: LRU and FIFO keep nothing of a block they
-// no longer hold (no ghost, no frequency), and a block admitted last and
-// evicted leaves their order as it was.
-func admitEvictNoop(pol policy.Policy) bool {
-	switch pol.(type) {
-	case *policy.LRU, *policy.FIFO:
-		return true
-	}
-	return false
 }
