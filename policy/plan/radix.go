@@ -54,18 +54,11 @@ func (s *radixScratch) grow(n int) {
 // many as n needs, up to radixMaxBits.
 func radixWidth(n int) int { return min(bits.Len(uint(n)), radixMaxBits) }
 
-// word returns word w (0, 1 or 2) of k's radix key: the words, compared
-// in order as unsigned integers, rank k as compareRank does (the higher
-// class first, then the hotter, then the lower ID).
-func (k *rankKey) word(w int) uint64 {
-	switch w {
-	case 0:
-		return uint64(^k.class)
-	case 1:
-		return ^floatKey(k.heat)
-	default:
-		return k.id
-	}
+// words returns k's radix key: three words that, compared in order as
+// unsigned integers, rank k as compareRank does (the higher class first,
+// then the hotter, then the lower ID).
+func (k *rankKey) words() [3]uint64 {
+	return [3]uint64{uint64(^k.class), ^floatKey(k.heat), k.id}
 }
 
 // floatKey maps f to an integer of the same order: the higher f, the
@@ -91,9 +84,10 @@ type digit struct {
 
 // of returns k's digit.
 func (d *digit) of(k *rankKey) int {
-	x := (uint64(^k.class)>>d.shift[0]&d.mask[0])<<d.at[0] |
-		(^floatKey(k.heat)>>d.shift[1]&d.mask[1])<<d.at[1] |
-		(k.id>>d.shift[2]&d.mask[2])<<d.at[2]
+	w := k.words()
+	x := (w[0]>>d.shift[0]&d.mask[0])<<d.at[0] |
+		(w[1]>>d.shift[1]&d.mask[1])<<d.at[1] |
+		(w[2]>>d.shift[2]&d.mask[2])<<d.at[2]
 	return int(x)
 }
 
@@ -101,15 +95,13 @@ func (d *digit) of(k *rankKey) int {
 // by the first bits in which they differ, and its width (0 if all keys
 // are equal).
 func digitOf(keys []rankKey, width int) (digit, int) {
-	var first, diff [3]uint64
-	for w := range first {
-		first[w] = keys[0].word(w)
-	}
+	var diff [3]uint64
+	first := keys[0].words()
 	for i := range keys {
-		k := &keys[i]
-		diff[0] |= uint64(^k.class) ^ first[0]
-		diff[1] |= ^floatKey(k.heat) ^ first[1]
-		diff[2] |= k.id ^ first[2]
+		w := keys[i].words()
+		diff[0] |= w[0] ^ first[0]
+		diff[1] |= w[1] ^ first[1]
+		diff[2] |= w[2] ^ first[2]
 	}
 	var d digit
 	left := width
