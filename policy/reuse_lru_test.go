@@ -6,17 +6,30 @@ import "testing"
 // b if it is not resident, evicting the victim first when p is full.
 func reuseAccess(p *ReuseLRU, b *Block, reads int32, capacity int, resident map[BlockID]bool) {
 	b.Meta.RefCount = reads
-	p.Access(b, 0)
+	accessAdmit(p, b, 0, capacity, resident)
+}
+
+// accessAdmit accesses b in p at now and, if b is not among resident,
+// admits it, evicting victims first while p holds capacity blocks; it
+// returns the victims' IDs.
+func accessAdmit(p Policy, b *Block, now Time, capacity int, resident map[BlockID]bool) []BlockID {
+	p.Access(b, now)
 	if resident[b.ID] {
-		return
+		return nil
 	}
-	if p.Len() >= capacity {
-		v, _ := p.Victim(0)
-		p.Evict(v, 0)
+	var out []BlockID
+	for p.Len() >= capacity {
+		v, ok := p.Victim(now)
+		if !ok {
+			break
+		}
+		p.Evict(v, now)
 		delete(resident, v.ID)
+		out = append(out, v.ID)
 	}
-	p.Admit(b, 0)
+	p.Admit(b, now)
 	resident[b.ID] = true
+	return out
 }
 
 // TestReuseLRULearnsClasses: the reuse probability of a class is learned
@@ -157,27 +170,13 @@ func TestLifetimesDrain(t *testing.T) {
 	for _, name := range []string{"reuse_lru", "reuse_req"} {
 		t.Run(name, func(t *testing.T) {
 			const n, capacity = 400, 64
-			feed := func(p Policy, blocks []Block) {
-				res := map[BlockID]bool{}
-				for i := range 3 * n {
-					b := &blocks[(i*7+i/5)%n]
-					p.Access(b, 0)
-					if res[b.ID] {
-						continue
-					}
-					if p.Len() >= capacity {
-						v, _ := p.Victim(0)
-						p.Evict(v, 0)
-						delete(res, v.ID)
-					}
-					p.Admit(b, 0)
-					res[b.ID] = true
-				}
-			}
 			mk := func() (Policy, []Block) {
 				blocks := benchBlocks(n, 16)
 				p := mustNew(t, name, Env{CapacityBlocks: capacity})
-				feed(p, blocks)
+				res := map[BlockID]bool{}
+				for i := range 3 * n {
+					accessAdmit(p, &blocks[(i*7+i/5)%n], 0, capacity, res)
+				}
 				return p, blocks
 			}
 			p, _ := mk()

@@ -58,21 +58,7 @@ func victimsAfter(t *testing.T, spec string, extra bool) []BlockID {
 		if i%3 == 0 {
 			b = &blocks[(i*5)%16]
 		}
-		p.Access(b, now)
-		if resident[b.ID] {
-			continue
-		}
-		for len(resident) >= capacity {
-			v, ok := p.Victim(now)
-			if !ok {
-				t.Fatalf("no victim among %d residents", len(resident))
-			}
-			p.Evict(v, now)
-			delete(resident, v.ID)
-			out = append(out, v.ID)
-		}
-		p.Admit(b, now)
-		resident[b.ID] = true
+		out = append(out, accessAdmit(p, b, now, capacity, resident)...)
 	}
 	return out
 }
