@@ -73,6 +73,19 @@ type RegretConfig struct {
 // eviction step are kept for Horizon steps (the regret memory) and then
 // dropped, so a block that returns later starts afresh. State: one item per
 // resident block plus one ghost per block evicted in the last Horizon steps.
+//
+// Regret needs a read before the eviction. A block evicted without a
+// single access, before or since its admission, was placed in the fast
+// tier (a region the daemon registered there), not kept there by the
+// policy: its ghost counts the accesses that follow but adds no regret,
+// since its first access is a first reference. The ghost still carries
+// them into the block's admission, so a block read while slow, promoted
+// and evicted before it is read again (the daemon promotes at the end of
+// an epoch, after the reads) gains regret when it returns. A cache (the
+// simulator) admits only on a miss, so there every evicted block has been
+// accessed and this changes nothing; in the daemon, without it, every
+// registered block demoted untouched gained regret at its first read
+// within Horizon, as much as a block read, evicted and read again.
 type Regret struct {
 	cfg    RegretConfig
 	k      keyed // residents; key is the score, tie the event order
@@ -90,6 +103,7 @@ type regretGhost struct {
 	freq   float64
 	regret float64
 	owner  any
+	read   bool // the block was accessed before its eviction
 }
 
 func (g *regretGhost) slotBlock() *Block { return g.n.b }
@@ -145,7 +159,9 @@ func (p *Regret) Access(b *Block, _ Time) {
 	if g, ok := p.ghosts.get(b); ok {
 		gap := p.clock - g.n.at
 		g.freq++
-		g.regret = g.regret*p.cfg.Decay + float64(int64(p.cfg.Horizon)-gap+1)/float64(p.cfg.Horizon)
+		if g.read {
+			g.regret = g.regret*p.cfg.Decay + float64(int64(p.cfg.Horizon)-gap+1)/float64(p.cfg.Horizon)
+		}
 		return
 	}
 	p.miss.miss(b.ID)
@@ -180,14 +196,14 @@ func (p *Regret) rescale(scale float64) {
 }
 
 // Evict removes b and remembers its frequency, regret and eviction step
-// for Horizon steps.
+// for Horizon steps, and whether it was ever accessed.
 func (p *Regret) Evict(b *Block, _ Time) {
 	it, ok := p.k.remove(b)
 	if !ok {
 		return
 	}
 	g := p.ghosts.add(b)
-	g.n.at, g.freq, g.regret = p.clock, it.freq, it.regret
+	g.n.at, g.freq, g.regret, g.read = p.clock, it.freq, it.regret, it.freq > 0
 	p.order.pushFront(&g.n)
 }
 

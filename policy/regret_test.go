@@ -95,6 +95,58 @@ func TestRegretGhostsExpire(t *testing.T) {
 	}
 }
 
+// TestRegretNeedsARead: a block evicted without a single access (placed
+// in the fast tier and never read, as the daemon's registered blocks are)
+// gains no regret at its first access, while a block read before its
+// eviction does; and a block read only while it was not resident,
+// admitted and evicted unread (the daemon promotes at the end of an
+// epoch, after other blocks' reads) gains regret when it is read again.
+// Keys are 6*regret + last; steps count accesses.
+func TestRegretNeedsARead(t *testing.T) {
+	cfg := RegretConfig{Weight: 6, Horizon: 24, Decay: 1, RecencyWeight: 1, Window: 1}
+	block := func(id BlockID) *Block { return &Block{ID: id, Meta: Meta{Size: 1}} }
+	t.Run("placed", func(t *testing.T) {
+		// R returns at gap 1: key 6+2. P, placed and evicted with it,
+		// returns at step 5: key 5 without regret (with it, 5.25+5).
+		p := NewRegret(cfg, Env{})
+		placed, read, other := block(1), block(2), block(3)
+		p.Admit(placed, 0)
+		p.Access(read, 1)
+		p.Admit(read, 1)
+		p.Evict(placed, 1)
+		p.Evict(read, 1)
+		p.Access(read, 2)
+		p.Admit(read, 2)
+		p.Access(other, 3)
+		p.Access(other, 4)
+		p.Access(placed, 5)
+		p.Admit(placed, 5)
+		if v, ok := p.Victim(6); !ok || v != placed {
+			t.Fatalf("victim %v, want the placed block 1: its first read is no regret", blockIDs([]*Block{v}))
+		}
+	})
+	t.Run("read while slow", func(t *testing.T) {
+		// L, placed and evicted, is read at step 1 and admitted after
+		// another block's read, evicted unread and read again at step
+		// 3: regret, key 6+3. F, read at step 4 (key 4), goes first.
+		p := NewRegret(cfg, Env{})
+		late, other, fresh := block(1), block(2), block(3)
+		p.Admit(late, 0)
+		p.Evict(late, 0)
+		p.Access(late, 1)
+		p.Access(other, 2)
+		p.Admit(late, 2)
+		p.Evict(late, 2)
+		p.Access(late, 3)
+		p.Admit(late, 3)
+		p.Access(fresh, 4)
+		p.Admit(fresh, 4)
+		if v, ok := p.Victim(5); !ok || v != fresh {
+			t.Fatalf("victim %v, want the fresh block 3: block 1 was read before its second eviction", blockIDs([]*Block{v}))
+		}
+	})
+}
+
 func TestRegretParams(t *testing.T) {
 	p, err := New("regret_aware:weight=12,horizon=64", Env{})
 	if err != nil {
