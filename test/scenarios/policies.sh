@@ -3,8 +3,9 @@
 # to node 0, then three cycles: a burst revisits six demoted blocks (B),
 # then three steps each read the hot set and scan two new cold blocks; the
 # probe records where every block is after each step. The steps of a cycle
-# push B out again under lru, so every burst revisits blocks soon after
-# their demotion, and regret_aware's regret for B builds over the cycles.
+# push B out again under lru, so every later burst revisits blocks soon
+# after their demotion, and regret_aware's regret for B builds over the
+# cycles (the first burst is B's first read: no regret yet).
 # Every step waits for daemon epochs, not wall time: an epoch's share of
 # the guest's (TCG) time varies, and a step's accesses must be planned and
 # moved, and its promotions out of the 2-epoch cooldown, before the next.
