@@ -101,50 +101,50 @@ func TestRegretGhostsExpire(t *testing.T) {
 // eviction does; and a block read only while it was not resident,
 // admitted and evicted unread (the daemon promotes at the end of an
 // epoch, after other blocks' reads) gains regret when it is read again.
-// Keys are 6*regret + last; steps count accesses.
+// Keys are 6*regret + last; steps count accesses. Each event is an
+// operation ('a' access, 'i' admit, 'e' evict) and a block.
 func TestRegretNeedsARead(t *testing.T) {
-	cfg := RegretConfig{Weight: 6, Horizon: 24, Decay: 1, RecencyWeight: 1, Window: 1}
-	block := func(id BlockID) *Block { return &Block{ID: id, Meta: Meta{Size: 1}} }
-	t.Run("placed", func(t *testing.T) {
-		// R returns at gap 1: key 6+2. P, placed and evicted with it,
+	type event struct {
+		op byte
+		id BlockID
+	}
+	for _, tt := range []struct {
+		name   string
+		events []event
+		victim BlockID
+		why    string
+	}{{
+		// 2 returns at gap 1: key 6+2. 1, placed and evicted with it,
 		// returns at step 5: key 5 without regret (with it, 5.25+5).
-		p := NewRegret(cfg, Env{})
-		placed, read, other := block(1), block(2), block(3)
-		p.Admit(placed, 0)
-		p.Access(read, 1)
-		p.Admit(read, 1)
-		p.Evict(placed, 1)
-		p.Evict(read, 1)
-		p.Access(read, 2)
-		p.Admit(read, 2)
-		p.Access(other, 3)
-		p.Access(other, 4)
-		p.Access(placed, 5)
-		p.Admit(placed, 5)
-		if v, ok := p.Victim(6); !ok || v != placed {
-			t.Fatalf("victim %v, want the placed block 1: its first read is no regret", blockIDs([]*Block{v}))
-		}
-	})
-	t.Run("read while slow", func(t *testing.T) {
-		// L, placed and evicted, is read at step 1 and admitted after
+		name: "placed",
+		events: []event{{'i', 1}, {'a', 2}, {'i', 2}, {'e', 1}, {'e', 2}, {'a', 2}, {'i', 2},
+			{'a', 3}, {'a', 3}, {'a', 1}, {'i', 1}},
+		victim: 1, why: "the placed block's first read is no regret",
+	}, {
+		// 1, placed and evicted, is read at step 1 and admitted after
 		// another block's read, evicted unread and read again at step
-		// 3: regret, key 6+3. F, read at step 4 (key 4), goes first.
-		p := NewRegret(cfg, Env{})
-		late, other, fresh := block(1), block(2), block(3)
-		p.Admit(late, 0)
-		p.Evict(late, 0)
-		p.Access(late, 1)
-		p.Access(other, 2)
-		p.Admit(late, 2)
-		p.Evict(late, 2)
-		p.Access(late, 3)
-		p.Admit(late, 3)
-		p.Access(fresh, 4)
-		p.Admit(fresh, 4)
-		if v, ok := p.Victim(5); !ok || v != fresh {
-			t.Fatalf("victim %v, want the fresh block 3: block 1 was read before its second eviction", blockIDs([]*Block{v}))
-		}
-	})
+		// 3: regret, key 6+3. 3, read at step 4 (key 4), goes first.
+		name: "read while slow",
+		events: []event{{'i', 1}, {'e', 1}, {'a', 1}, {'a', 2}, {'i', 1}, {'e', 1}, {'a', 1}, {'i', 1},
+			{'a', 3}, {'i', 3}},
+		victim: 3, why: "block 1 was read before its second eviction",
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewRegret(RegretConfig{Weight: 6, Horizon: 24, Decay: 1, RecencyWeight: 1, Window: 1}, Env{})
+			blocks := map[BlockID]*Block{}
+			for _, ev := range tt.events {
+				b := blocks[ev.id]
+				if b == nil {
+					b = &Block{ID: ev.id, Meta: Meta{Size: 1}}
+					blocks[ev.id] = b
+				}
+				map[byte]func(*Block, Time){'a': p.Access, 'i': p.Admit, 'e': p.Evict}[ev.op](b, 0)
+			}
+			if v, ok := p.Victim(0); !ok || v.ID != tt.victim {
+				t.Fatalf("victim %v, want %d: %s", blockIDs([]*Block{v}), tt.victim, tt.why)
+			}
+		})
+	}
 }
 
 func TestRegretParams(t *testing.T) {
