@@ -4,7 +4,7 @@ func init() {
 	Register(Info{
 		Name: "regret_aware",
 		Doc: "regret-aware (seed study): evict the lowest freq_weight*frequency + recency_weight*recency + " +
-			"weight*regret, where regret grows when a block is accessed soon after its eviction",
+			"weight*regret, where regret grows when a block read before its eviction is accessed soon after it",
 		Params: []Param{
 			{Name: "weight", Default: "6", Doc: "weight of regret in the score, >= 0"},
 			{Name: "horizon", Default: "24", Doc: "steps after an eviction in which an access adds regret, >= 1"},
