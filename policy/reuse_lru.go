@@ -205,18 +205,25 @@ func (l *lifetimes) push(e *rlEntry) {
 // Evict removes b and counts its age in the mean eviction age. An entry
 // with a ghost stays, gone, until the ghost is read or dies.
 //
-// The victim Victim just returned is usually the one evicted: its entry
-// is found from the item at hand from Victim, without reading b's slot (a
-// miss on a large cache; reuse_lru's entry, freed, still clears it).
+// The victim Victim just returned is usually the one evicted: its item
+// is at hand from Victim, without reading b's slot (a miss on a large
+// cache; reuse_lru's entry, freed, still clears it). The heap removes that
+// item, not the entry read through it.owner (the same memory): on a large
+// cache the entry's line holding owner is often not in the caches (the
+// last sift wrote the item's other line), and the removal's sift, a chain
+// of misses of its own, then starts without waiting for it.
 func (l *lifetimes) Evict(b *Block, _ Time) {
-	var e *rlEntry
-	if it := l.resident(l.victim, b); it != nil {
-		e = it.owner.(*rlEntry)
-	} else if e, _ = l.entries.get(b); e == nil || e.gone {
-		return
+	it := l.resident(l.victim, b)
+	if it == nil {
+		e, _ := l.entries.get(b)
+		if e == nil || e.gone {
+			return
+		}
+		it = &e.it
 	}
-	l.evAge.observe(float64(l.clock-e.it.last), l.cap.get())
-	l.h.remove(&e.it)
+	e := it.owner.(*rlEntry)
+	l.evAge.observe(float64(l.clock-it.last), l.cap.get())
+	l.h.remove(it)
 	if e.ghost != 0 {
 		e.gone = true
 		l.idle++
