@@ -107,7 +107,7 @@ func (t *hdTable) add(b *Block) *hdRec {
 		b.slot, r.inSlot = r, true
 		return r
 	}
-	keepIndex(&t.over, b, r, i)
+	keepOver(&t.over, b, r, i)
 	return r
 }
 

@@ -140,7 +140,7 @@ func (t *raTable) add(b *Block) *raRec {
 		b.slot = r
 		return r
 	}
-	keepIndex(&t.over, b, r, i)
+	keepOver(&t.over, b, r, i)
 	return r
 }
 

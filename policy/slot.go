@@ -120,31 +120,20 @@ func (t *nodeTable) add(b *Block) *node {
 
 // keep records node n of b, whose own slot is taken: in the slot lent by
 // its holder if free, else in the map.
-func (t *nodeTable) keep(b *Block, n *node) { keepOver(&t.over, b, n) }
+func (t *nodeTable) keep(b *Block, n *node) { keepOver(&t.over, b, n, n) }
 
-// keepOver records v, the state of b whose own slot is taken: in the slot
-// lent by its holder if free, else in the map *over (made on first use).
-func keepOver[V any](over *map[BlockID]V, b *Block, v V) {
-	if lend(b, v) {
+// keepOver records the state of b, whose own slot is taken: lent, in the
+// slot lent by its holder if free, else v (lent itself, or its index in
+// the tables that hold records by index: raTable, hdTable) in the map
+// *over (made on first use).
+func keepOver[V any](over *map[BlockID]V, b *Block, lent any, v V) {
+	if lend(b, lent) {
 		return
 	}
 	if *over == nil {
 		*over = map[BlockID]V{}
 	}
 	(*over)[b.ID] = v
-}
-
-// keepIndex is keepOver for the tables whose map holds the index i of
-// the record r (raTable, hdTable): r goes in the lent slot if free, else
-// i in the map *over.
-func keepIndex(over *map[BlockID]uint32, b *Block, r any, i uint32) {
-	if lend(b, r) {
-		return
-	}
-	if *over == nil {
-		*over = map[BlockID]uint32{}
-	}
-	(*over)[b.ID] = i
 }
 
 // remove stops tracking the block of n and recycles n.

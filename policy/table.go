@@ -70,7 +70,7 @@ func (t *entryTable[E, P]) add(b *Block) P {
 
 // keep records entry e of b, whose own slot is taken: in the slot lent by
 // its holder if free, else in the map.
-func (t *entryTable[E, P]) keep(b *Block, e P) { keepOver(&t.over, b, e) }
+func (t *entryTable[E, P]) keep(b *Block, e P) { keepOver(&t.over, b, e, e) }
 
 // remove stops tracking the block of e and recycles e. Its fields stay
 // readable until the next add.
